@@ -1,0 +1,5 @@
+"""``python -m shellpilot`` runs the CLI."""
+
+from shellpilot.cli.app import main
+
+main()

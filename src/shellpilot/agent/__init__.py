@@ -1,0 +1,1 @@
+"""shellpilot.agent"""

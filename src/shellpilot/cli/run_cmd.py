@@ -1,0 +1,9 @@
+"""CLI sub-command module (run_cmd); filled in by its issue."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to the top-level app."""

@@ -1,0 +1,149 @@
+"""Find, parse (JSON with comments) and merge config files; later files win.
+
+Owns: config precedence. Order: user config dir ``shellpilot.json``, ``shellpilot.jsonc``;
+then the project's ``shellpilot.json(c)``; then ``<project>/.shellpilot/shellpilot.json(c)``.
+Objects merge key by key (deep); any other value is replaced.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from shellpilot.config.model import Config
+from shellpilot.errors import ConfigError
+from shellpilot.paths import config_dir as default_config_dir
+
+CONFIG_NAMES = ("shellpilot.json", "shellpilot.jsonc")
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A validated config plus the files it came from (in precedence order)."""
+
+    config: Config
+    sources: list[Path] = field(default_factory=list)
+    project_dir: Path | None = None
+    config_dir: Path | None = None
+
+
+def _strip_jsonc(text: str) -> str:
+    """Remove ``//`` and ``/* */`` comments and trailing commas, keeping line numbers."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    in_str = False
+    while i < n:
+        ch = text[i]
+        if in_str:
+            out.append(ch)
+            if ch == "\\" and i + 1 < n:
+                out.append(text[i + 1])
+                i += 2
+                continue
+            if ch == '"':
+                in_str = False
+            i += 1
+            continue
+        if ch == '"':
+            in_str = True
+            out.append(ch)
+            i += 1
+        elif text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                i += 1
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            out.append("\n" * text.count("\n", i, end))
+            i = end
+        elif ch == ",":
+            j = i + 1
+            while j < n and text[j] in " \t\r\n":
+                j += 1
+            if j < n and text[j] in "}]":
+                i += 1  # trailing comma
+            else:
+                out.append(ch)
+                i += 1
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def parse_jsonc(text: str, *, path: str | None = None) -> Any:
+    """Parse JSON that may hold comments and trailing commas.
+
+    Raises ConfigError with ``path`` and the 1-based ``line`` of the syntax error.
+    """
+    try:
+        return json.loads(_strip_jsonc(text))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno
+        ) from None
+
+
+def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def config_files(project_dir: Path | None, user_dir: Path) -> list[Path]:
+    """Existing config files in precedence order (earliest = weakest)."""
+    candidates = [user_dir / name for name in CONFIG_NAMES]
+    if project_dir is not None:
+        candidates += [project_dir / name for name in CONFIG_NAMES]
+        candidates += [project_dir / ".shellpilot" / name for name in CONFIG_NAMES]
+    return [p for p in candidates if p.is_file()]
+
+
+def validate_config(data: Any, *, path: str | None = None) -> Config:
+    """Validate merged config data; errors name the offending key path."""
+    if not isinstance(data, dict):
+        raise ConfigError("the config must be a JSON object", path=path)
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "<root>"
+        raise ConfigError(f"{where}: {first['msg']}", path=path) from None
+
+
+def load_config(
+    project_dir: str | Path | None = None,
+    *,
+    config_dir: str | Path | None = None,
+    inline: dict[str, Any] | None = None,
+) -> LoadedConfig:
+    """Load and merge every config file for ``project_dir``; ``inline`` overrides all.
+
+    Raises ConfigError (path, line) for unreadable files, bad JSON or invalid values.
+    """
+    user_dir = default_config_dir(config_dir)
+    project = Path(project_dir).resolve() if project_dir is not None else None
+    merged: dict[str, Any] = {}
+    files = config_files(project, user_dir)
+    for file in files:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read: {exc.strerror}", path=str(file)) from None
+        data = parse_jsonc(text, path=str(file))
+        if not isinstance(data, dict):
+            raise ConfigError("the config must be a JSON object", path=str(file))
+        validate_config(data, path=str(file))  # errors point at the file that has them
+        merged = _deep_merge(merged, data)
+    if inline:
+        merged = _deep_merge(merged, inline)
+    config = validate_config(merged, path=str(files[-1]) if files and not inline else None)
+    return LoadedConfig(config=config, sources=files, project_dir=project, config_dir=user_dir)

@@ -1,0 +1,140 @@
+"""Pydantic models of every config section, one class per component.
+
+Owns: the shape, defaults and docs of settings. Must not touch: files (see load.py).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+PermissionAction = Literal["allow", "ask", "deny"]
+PermissionConfig = PermissionAction | dict[str, PermissionAction | dict[str, PermissionAction]]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ShellConfig(_Section):
+    """The ``shell`` section; a bare string is taken as ``path``."""
+
+    path: str | None = None
+    """Shell binary to run commands with (bash, zsh, sh, dash, ksh, pwsh); None = detect."""
+    timeout_ms: int = Field(120_000, gt=0)
+    """Default timeout of a model's shell call, in ms (seed: shell tool, 2 minutes)."""
+    max_timeout_ms: int = Field(600_000, gt=0)
+    """Largest timeout a call may ask for, in ms."""
+    user_timeout_ms: int | None = Field(None, gt=0)
+    """Timeout of the user's direct shell (``shellpilot shell``), in ms; None = no timeout."""
+    kill_grace_ms: int = Field(3_000, ge=0)
+    """Wait between SIGTERM and SIGKILL to the process group, in ms."""
+    drain_ms: int = Field(1_000, ge=0)
+    """After the shell exits, how long to keep reading output held open by background children."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Variables added to (and overriding) the non-interactive environment of every command."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"path": value}
+        return value
+
+
+class ToolOutputConfig(_Section):
+    """The ``tool_output`` section: limits of what a model sees of one tool's output."""
+
+    max_lines: int = Field(2_000, gt=0)
+    """Lines kept in the model-facing output before truncation."""
+    max_bytes: int = Field(51_200, gt=0)
+    """UTF-8 bytes kept in the model-facing output before truncation."""
+    retention_days: float = Field(7, gt=0)
+    """Spill files in ``<data>/tool-output`` older than this are removed at start-up."""
+
+
+class CommandConfig(_Section):
+    """One entry of the ``command`` section: a slash command defined inline."""
+
+    template: str
+    description: str | None = None
+    agent: str | None = None
+    model: str | None = None
+    subtask: bool | None = None
+
+
+class McpLocalConfig(_Section):
+    """An MCP server started as a child process speaking stdio."""
+
+    type: Literal["local"] = "local"
+    command: list[str]
+    environment: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    timeout_ms: int = Field(10_000, gt=0)
+
+    @field_validator("command")
+    @classmethod
+    def _non_empty(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError('command must name the program to start, e.g. ["npx", "server"]')
+        return value
+
+
+class McpRemoteConfig(_Section):
+    """An MCP server reached over streamable HTTP (or SSE)."""
+
+    type: Literal["remote"]
+    url: str
+    headers: dict[str, str] = Field(default_factory=dict)
+    enabled: bool = True
+    timeout_ms: int = Field(10_000, gt=0)
+
+
+McpConfig = Annotated[McpLocalConfig | McpRemoteConfig, Field(discriminator="type")]
+
+
+class AgentConfig(_Section):
+    """One entry of the ``agent`` section (overrides or adds an agent)."""
+
+    mode: Literal["primary", "subagent", "all"] | None = None
+    description: str | None = None
+    model: str | None = None
+    prompt: str | None = None
+    temperature: float | None = None
+    permission: PermissionConfig | None = None
+    disable: bool = False
+
+
+class ProviderConfig(_Section):
+    """One entry of the ``provider`` section: an OpenAI-compatible or Anthropic endpoint."""
+
+    type: Literal["openai", "anthropic"]
+    base_url: str | None = None
+    api_key_env: str | None = None
+    """Name of the environment variable holding the key (never the key itself)."""
+    api_key: str | None = None
+    """A literal key; prefer ``api_key_env``. Local servers often accept any value."""
+    models: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    max_retries: int = Field(3, ge=0)
+    timeout_ms: int = Field(600_000, gt=0)
+
+
+class Config(_Section):
+    """The merged configuration of one project (user file, then project files)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    schema_: str | None = Field(None, alias="$schema")
+    shell: ShellConfig = Field(default_factory=ShellConfig)
+    tool_output: ToolOutputConfig = Field(default_factory=ToolOutputConfig)
+    permission: PermissionConfig | None = None
+    command: dict[str, CommandConfig] = Field(default_factory=dict)
+    mcp: dict[str, McpConfig] = Field(default_factory=dict)
+    agent: dict[str, AgentConfig] = Field(default_factory=dict)
+    provider: dict[str, ProviderConfig] = Field(default_factory=dict)
+    model: str | None = None
+    """Default model as ``provider/model``."""
+    default_agent: str | None = None
+    max_steps: int = Field(50, gt=0)
+    """Most model turns one prompt may take before the loop stops."""

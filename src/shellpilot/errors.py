@@ -1,0 +1,291 @@
+"""Every error shellpilot raises on purpose, in one hierarchy.
+
+Owns: the error classes, their user-facing messages and CLI exit codes.
+Must not touch: anything else; SDK, sqlite3 and OS errors are translated into these at
+the boundary that meets them (provider/, storage/, shell/runner.py).
+
+    ShellpilotError                      exit 1
+    +-- ConfigError                      exit 2   (path, line)
+    +-- UsageError                       exit 2   bad input from a user or a model
+    |   +-- InvalidTimeout                        (value)
+    |   +-- CommandNotFound                       (name, suggestions)
+    |   +-- CommandArgumentError                  (command, argument)
+    |   +-- TemplateError                         (origin)
+    |   +-- AgentNotFound                         (name, available)
+    |   +-- ModelNotFound                         (model, suggestions)
+    +-- ProviderError                    exit 3   (provider, status)
+    |   +-- ProviderNotConfigured                 (what to set)
+    +-- PermissionError_                 exit 4   the permission engine said no
+    |   +-- PermissionDenied                      (permission, pattern)
+    |   +-- PermissionRejected                    the user answered "reject"
+    |   |   +-- PermissionCorrected               (feedback for the model)
+    |   +-- PermissionRequestNotFound             (request_id)
+    +-- SessionError                     exit 5
+    |   +-- SessionNotFound                       (session_id)
+    |   +-- SessionBusy                           (session_id)
+    +-- StorageError                     exit 6   (path)
+    +-- ToolError                        exit 1   a tool failed; the model sees the message
+    |   +-- StructuredOutputError
+    +-- Aborted                          exit 130 the user cancelled
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class ShellpilotError(Exception):
+    """Root of every error shellpilot raises on purpose.
+
+    ``str(err)`` is the message for a model or a log; ``format_message()`` is what the CLI
+    prints; ``exit_code`` is the process exit status the CLI uses for it.
+    """
+
+    exit_code: int = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def format_message(self) -> str:
+        """The text the CLI shows a person (one or more lines, no trailing newline)."""
+        return self.message
+
+
+class ConfigError(ShellpilotError):
+    """A config file, command file or agent file could not be used.
+
+    ``path`` names the file (``None`` for inline config) and ``line`` the 1-based line
+    when known, so the user can go and fix it.
+    """
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        where = path or "<config>"
+        if line is not None:
+            where = f"{where}:{line}"
+        super().__init__(f"{where}: {message}" if path or line else message)
+        self.path = path
+        self.line = line
+        self.reason = message
+
+
+class UsageError(ShellpilotError):
+    """Bad input from a person or a model: a value that cannot be used as given."""
+
+    exit_code = 2
+
+
+class InvalidTimeout(UsageError, ValueError):
+    """A timeout that is zero, negative or above the configured maximum (ms)."""
+
+    def __init__(self, value: object, maximum_ms: int | None = None) -> None:
+        if maximum_ms is not None:
+            text = (
+                f"Invalid timeout value: {value}. Timeout must be a positive number of "
+                f"milliseconds, at most {maximum_ms}."
+            )
+        else:
+            text = f"Invalid timeout value: {value}. Timeout must be a positive number of ms."
+        super().__init__(text)
+        self.value = value
+        self.maximum_ms = maximum_ms
+
+
+class CommandNotFound(UsageError):
+    """No slash command has this name; ``suggestions`` lists close matches."""
+
+    def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
+        text = f'Command not found: "{name}".'
+        if suggestions:
+            text += " Did you mean: " + ", ".join(suggestions) + "?"
+        super().__init__(text)
+        self.name = name
+        self.suggestions = list(suggestions)
+
+
+class CommandArgumentError(UsageError):
+    """A slash command was invoked without an argument it requires."""
+
+    def __init__(self, command: str, argument: str, message: str | None = None) -> None:
+        super().__init__(message or f'/{command}: missing required argument "{argument}".')
+        self.command = command
+        self.argument = argument
+
+
+class TemplateError(UsageError):
+    """A command template could not be expanded (``origin`` names its file or server)."""
+
+    def __init__(self, message: str, *, origin: str | None = None) -> None:
+        super().__init__(f"{origin}: {message}" if origin else message)
+        self.origin = origin
+
+
+class AgentNotFound(UsageError):
+    """No agent has this name; ``available`` lists the ones that exist."""
+
+    def __init__(self, name: str, available: Sequence[str] = ()) -> None:
+        text = f'Agent not found: "{name}".'
+        if available:
+            text += " Available agents: " + ", ".join(available) + "."
+        super().__init__(text)
+        self.name = name
+        self.available = list(available)
+
+
+class ModelNotFound(UsageError):
+    """A ``provider/model`` id that names no configured provider or model."""
+
+    def __init__(self, model: str, suggestions: Sequence[str] = (), hint: str = "") -> None:
+        text = f"Model not found: {model}."
+        if suggestions:
+            text += " Did you mean: " + ", ".join(suggestions) + "?"
+        if hint:
+            text += " " + hint
+        super().__init__(text)
+        self.model = model
+        self.suggestions = list(suggestions)
+
+
+class ProviderError(ShellpilotError):
+    """A model provider failed (HTTP status when known); SDK errors are mapped here."""
+
+    exit_code = 3
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        status: int | None = None,
+        retryable: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status = status
+        self.retryable = retryable
+
+
+class ProviderNotConfigured(ProviderError):
+    """No usable provider or key; the message says which setting or variable to set."""
+
+
+class PermissionError_(ShellpilotError):
+    """Base of the permission outcomes that stop a tool call."""
+
+    exit_code = 4
+
+
+class PermissionDenied(PermissionError_):
+    """A rule denies this call. The message names the pattern, never the whole config."""
+
+    def __init__(self, permission: str, pattern: str) -> None:
+        super().__init__(
+            f'The user has a rule that denies "{permission}" for "{pattern}". '
+            "Do not retry this call; choose a different approach or ask the user."
+        )
+        self.permission = permission
+        self.pattern = pattern
+
+
+class PermissionRejected(PermissionError_):
+    """The user answered "reject" to a permission request."""
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or "The user rejected permission to use this specific tool call.")
+
+
+class PermissionCorrected(PermissionRejected):
+    """The user rejected with feedback; ``feedback`` goes back to the model."""
+
+    def __init__(self, feedback: str) -> None:
+        super().__init__(
+            "The user rejected permission to use this specific tool call with the "
+            f"following feedback: {feedback}"
+        )
+        self.feedback = feedback
+
+
+class PermissionRequestNotFound(PermissionError_):
+    """A reply named a permission request that is not pending."""
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"No pending permission request with id {request_id}.")
+        self.request_id = request_id
+
+
+class SessionError(ShellpilotError):
+    """Base of session errors."""
+
+    exit_code = 5
+
+
+class SessionNotFound(SessionError):
+    """No session with this id exists in the store."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"Session not found: {session_id}. List sessions with `shellpilot session list`.")
+        self.session_id = session_id
+
+
+class SessionBusy(SessionError):
+    """The session already runs something; cancel it or wait."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"Session {session_id} is busy; wait for it or cancel what runs.")
+        self.session_id = session_id
+
+
+class StorageError(ShellpilotError):
+    """The session store could not be read or written (sqlite3/OS errors mapped here)."""
+
+    exit_code = 6
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(f"{message} ({path})" if path else message)
+        self.path = path
+
+
+class ToolError(ShellpilotError):
+    """A tool call failed; the message is what the model sees as the tool's error."""
+
+
+class StructuredOutputError(ToolError):
+    """The model did not produce the structured output a prompt or command required."""
+
+
+class Aborted(ShellpilotError):
+    """The user cancelled what was running."""
+
+    exit_code = 130
+
+    def __init__(self, message: str = "aborted by the user") -> None:
+        super().__init__(message)
+
+
+__all__ = [
+    "Aborted",
+    "AgentNotFound",
+    "CommandArgumentError",
+    "CommandNotFound",
+    "ConfigError",
+    "InvalidTimeout",
+    "ModelNotFound",
+    "PermissionCorrected",
+    "PermissionDenied",
+    "PermissionError_",
+    "PermissionRejected",
+    "PermissionRequestNotFound",
+    "ProviderError",
+    "ProviderNotConfigured",
+    "SessionBusy",
+    "SessionError",
+    "SessionNotFound",
+    "ShellpilotError",
+    "StorageError",
+    "StructuredOutputError",
+    "TemplateError",
+    "ToolError",
+    "UsageError",
+]

@@ -1,0 +1,49 @@
+"""Shared fixtures: every test gets its own data and config dirs under tmp_path."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point SHELLPILOT_DATA_DIR / SHELLPILOT_CONFIG_DIR at fresh temp dirs."""
+    base = tmp_path_factory.mktemp("sp-home")
+    monkeypatch.setenv("SHELLPILOT_DATA_DIR", str(base / "data"))
+    monkeypatch.setenv("SHELLPILOT_CONFIG_DIR", str(base / "config"))
+
+
+@pytest.fixture(autouse=True)
+def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Block network connections to anything but loopback (no real provider calls)."""
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: object) -> object:
+        host = address[0] if isinstance(address, tuple) else None
+        if (
+            self.family in (socket.AF_INET, socket.AF_INET6)
+            and host
+            not in (
+                "127.0.0.1",
+                "localhost",
+                "::1",
+            )
+            and not (isinstance(host, str) and host.startswith("127."))
+        ):
+            raise OSError(f"network blocked in tests: {address!r}")
+        return real_connect(self, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    yield
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An empty project directory."""
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
