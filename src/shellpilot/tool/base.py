@@ -7,7 +7,7 @@ permission engine or the store; a tool reaches them only through ``ToolContext``
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -24,9 +24,11 @@ class ToolResult(BaseModel):
 
 
 class Ask(Protocol):
-    """``await ask(permission, patterns, always, metadata)``: returns when allowed.
+    """``await ask(permission, patterns, always, metadata, read_only=())``: returns when allowed.
 
-    Raises PermissionDenied, PermissionRejected or PermissionCorrected otherwise.
+    ``read_only`` lists the patterns the caller judged read-only from the parsed argv
+    (the default policy may allow those without a prompt). Raises PermissionDenied,
+    PermissionRejected or PermissionCorrected otherwise.
     """
 
     def __call__(
@@ -35,6 +37,7 @@ class Ask(Protocol):
         patterns: Sequence[str],
         always: Sequence[str],
         metadata: Mapping[str, Any] | None = None,
+        read_only: Collection[str] = (),
     ) -> Awaitable[None]: ...
 
 
@@ -47,6 +50,7 @@ async def allow_all(
     patterns: Sequence[str],
     always: Sequence[str],
     metadata: Mapping[str, Any] | None = None,
+    read_only: Collection[str] = (),
 ) -> None:
     """An ``Ask`` that allows everything (for embedding and benchmarks)."""
 
