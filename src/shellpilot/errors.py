@@ -8,6 +8,8 @@ the boundary that meets them (provider/, storage/, shell/runner.py).
     +-- ConfigError                      exit 2   (path, line)
     +-- UsageError                       exit 2   bad input from a user or a model
     |   +-- InvalidTimeout                        (value)
+    |   +-- ShellNotFound                         (shell)
+    |   +-- WorkdirNotFound                       (path)
     |   +-- CommandNotFound                       (name, suggestions)
     |   +-- CommandArgumentError                  (command, argument)
     |   +-- TemplateError                         (origin)
@@ -91,6 +93,29 @@ class InvalidTimeout(UsageError, ValueError):
         super().__init__(text)
         self.value = value
         self.maximum_ms = maximum_ms
+
+
+class ShellNotFound(UsageError):
+    """The shell binary to run commands with does not exist or cannot be executed."""
+
+    def __init__(self, shell: str, reason: str = "") -> None:
+        text = f"Shell not found or not executable: {shell}."
+        if reason:
+            text += f" {reason}"
+        text += " Set `shell.path` in the config to an installed bash, zsh, sh, dash, ksh or pwsh."
+        super().__init__(text)
+        self.shell = shell
+
+
+class WorkdirNotFound(UsageError):
+    """The working directory of a command does not exist or is not a directory."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"Working directory does not exist or is not a directory: {path}. "
+            "Pass an existing directory as workdir (relative paths are taken from the project)."
+        )
+        self.path = path
 
 
 class CommandNotFound(UsageError):
@@ -282,10 +307,12 @@ __all__ = [
     "SessionBusy",
     "SessionError",
     "SessionNotFound",
+    "ShellNotFound",
     "ShellpilotError",
     "StorageError",
     "StructuredOutputError",
     "TemplateError",
     "ToolError",
     "UsageError",
+    "WorkdirNotFound",
 ]
