@@ -1,0 +1,252 @@
+"""Command arity: how many leading tokens name "the command" for an always-pattern.
+
+Owns: the arity table and `prefix()`. Must not touch: parsing, rules, matching or I/O.
+
+`git checkout -b x` -> `git checkout`, `npm run dev` -> `npm run dev`, `ls -la` -> `ls`.
+The table is wider than the reference (spec §1.6) and keyed by exact token runs, so a
+command called `constructor` or `__proto__` is simply a command (spec §7.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+_ONE = """
+cat cd chmod chown cp echo env export grep kill killall ln ls mkdir mv ps pwd rm rmdir
+sleep source tail touch unset which head less more tee find sed awk wc sort uniq diff
+curl wget tar zip unzip ssh scp rsync eval exec
+pytest black isort flake8 pylint mypy tsc eslint prettier jest vitest gcc g++ clang rustc
+"""
+
+_TWO = """
+bazel brew bun cargo cdk cf cmake composer consul crictl deno docker eksctl firebase
+flyctl git go gradle helm heroku hugo ip kind kubectl kustomize make mc mongosh
+mysql mvn ng npm nvm nx openssl pip pipenv pnpm poetry podman psql pulumi pyenv python
+rake rbenv redis-cli rustup serverless skaffold sls sst swift systemctl terraform tmux
+turbo ufw vault vercel volta wp yarn
+uv uvx pip3 pipx conda mamba micromamba hatch pdm tox nox pre-commit ruff
+python3 python2 node npx bunx dotnet gem bundle rails mix elixir erl rebar3 stack cabal
+ghc sbt lein clj dart flutter pod xcodebuild xcrun fastlane ninja meson
+just task invoke fab ansible ansible-playbook vagrant packer nomad k3d k9s
+kubectx kubens istioctl linkerd argocd flux tkn oc linode-cli hcloud
+apt apt-get apt-cache dnf yum zypper pacman apk snap flatpak port nix nix-env
+journalctl service launchctl loginctl timedatectl hostnamectl nmcli
+docker-compose podman-compose buildah skopeo nerdctl ctr
+supabase netlify wrangler railway fly render
+sqlite3 mongo redis-server pg_ctl createdb dropdb
+jupyter ipython coverage sphinx-build mkdocs
+vite webpack rollup esbuild playwright cypress lerna rush
+git-lfs hg svn
+gsutil bq
+"""
+
+_THREE_NAMES = "aws az doctl gcloud gh sfdx"
+
+_THREE = """
+bun run
+bun x
+cargo add
+cargo run
+consul kv
+deno task
+docker builder
+docker compose
+docker container
+docker image
+docker network
+docker volume
+docker buildx
+docker context
+docker system
+docker manifest
+docker plugin
+docker secret
+docker service
+docker stack
+docker swarm
+docker node
+docker trust
+docker-compose exec
+docker-compose run
+podman-compose exec
+podman-compose run
+eksctl create
+eksctl delete
+eksctl get
+git config
+git remote
+git stash
+git submodule
+git worktree
+git lfs
+git bisect
+git notes
+git sparse-checkout
+ip addr
+ip link
+ip netns
+ip route
+kind create
+kind delete
+kubectl kustomize
+kubectl rollout
+kubectl config
+kubectl auth
+kubectl create
+kubectl delete
+kubectl get
+kubectl describe
+kubectl set
+kubectl top
+kubectl certificate
+kubectl plugin
+helm repo
+helm plugin
+helm dependency
+mc admin
+npm exec
+npm init
+npm run
+npm run-script
+npm view
+npm cache
+npm config
+npm pkg
+npm team
+npm token
+npm access
+npm dist-tag
+openssl req
+openssl x509
+pnpm dlx
+pnpm exec
+pnpm run
+pnpm store
+podman container
+podman image
+podman network
+podman volume
+podman pod
+pulumi stack
+pulumi config
+terraform workspace
+terraform state
+terraform providers
+vault auth
+vault kv
+vault secrets
+vault policy
+yarn dlx
+yarn run
+yarn workspace
+yarn workspaces
+yarn global
+yarn cache
+yarn config
+uv run
+uv pip
+uv tool
+uv python
+uv cache
+uv self
+uv venv
+poetry run
+poetry env
+poetry self
+poetry source
+poetry cache
+pipenv run
+pdm run
+hatch run
+hatch env
+conda env
+conda run
+mamba env
+pip cache
+pip config
+pip3 cache
+pip3 config
+python -m
+python3 -m
+python2 -m
+rustup toolchain
+rustup target
+rustup component
+rustup override
+go mod
+go tool
+go env
+go work
+cargo install
+cargo make
+dotnet new
+dotnet tool
+dotnet add
+dotnet ef
+gem install
+bundle exec
+rails generate
+rails db
+systemctl --user
+brew services
+brew cask
+nix flake
+nix profile
+terraform -chdir
+gsutil iam
+snap install
+flatpak install
+task run
+just run
+"""
+
+_FOUR = """
+gcloud compute instances
+gcloud compute disks
+gcloud container clusters
+gcloud run services
+docker compose exec
+docker compose run
+docker container exec
+"""
+
+# Keys whose arity differs from their block: the shell `-c` forms name the shell and
+# the flag only (the script itself is scanned separately by the scanner).
+_EXPLICIT = {"bash -c": 2, "sh -c": 2, "zsh -c": 2, "dash -c": 2, "ksh -c": 2, "systemctl --user": 3}
+
+
+def _build() -> Mapping[str, int]:
+    table: dict[str, int] = {}
+    for block, arity in ((_ONE, 1), (_TWO, 2), (_THREE_NAMES, 3)):
+        for name in block.split():
+            table[name] = arity
+    for block, arity in ((_THREE, 3), (_FOUR, 4)):
+        for line in block.strip().splitlines():
+            key = " ".join(line.split())
+            table[key] = arity
+    table.update(_EXPLICIT)
+    return MappingProxyType(table)
+
+
+ARITY: Mapping[str, int] = _build()
+"""Read-only table: space-joined token run -> number of tokens that name the command."""
+
+_LONGEST = max(len(key.split()) for key in ARITY)
+
+
+def prefix(tokens: Sequence[str]) -> list[str]:
+    """The leading tokens that name the command: the longest known run in `ARITY`.
+
+    Tries runs from the longest (up to the table's longest key) down to one token; on a
+    hit returns the first `arity` tokens (never more than given). No hit -> the first
+    token; empty input -> `[]`. Flags count as tokens (`git -C x status` -> `git -C`).
+    Source: spec §1.6 (reference table), widened for common developer CLIs.
+    """
+    if not tokens:
+        return []
+    for length in range(min(len(tokens), _LONGEST), 0, -1):
+        arity = ARITY.get(" ".join(tokens[:length]))
+        if arity is not None:
+            return list(tokens[: min(arity, len(tokens))])
+    return [tokens[0]]
