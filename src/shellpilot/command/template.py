@@ -1,0 +1,185 @@
+"""Expanding a command into the prompt a model receives: arguments, shell blocks, ``@path``.
+
+Owns: ``expand`` (steps 1-5), its context and result. Must not touch: sessions, the loop
+or the bus; permission and processes are reached only through ``ExpandContext``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from shellpilot.command.arguments import split_arguments
+from shellpilot.command.model import Command
+from shellpilot.command.references import FileReference, resolve_references
+from shellpilot.command.shellblocks import (
+    DEFAULT_BLOCK_TIMEOUT_MS,
+    BlockCheck,
+    BlockReport,
+    CheckFn,
+    RunFn,
+    run_block,
+    runner_for,
+    scan_block,
+)
+from shellpilot.command.substitution import BlockSegment, Segment, TextSegment, segments, substitute
+from shellpilot.errors import ShellpilotError, TemplateError
+from shellpilot.tool.base import Ask
+
+if TYPE_CHECKING:
+    from shellpilot.config.model import Config
+
+
+@dataclass
+class ExpandContext:
+    """What expansion may use (built by the loop or the CLI and passed down).
+
+    ``ask`` is the permission asker every shell block goes through; ``run`` and ``check``
+    default to the shell runner and the scanner; ``agents`` maps known agent names to
+    their mode (``primary`` | ``subagent`` | ``all``) for ``@agent`` and the subtask
+    decision; ``run_shell=False`` leaves blocks unrun (reported with status ``not_run``).
+    """
+
+    project_dir: Path
+    ask: Ask
+    config: Config | None = None
+    run: RunFn | None = None
+    check: CheckFn | None = None
+    agents: Mapping[str, str] = field(default_factory=dict)
+    default_agent: str = "build"
+    timeout_ms: int = DEFAULT_BLOCK_TIMEOUT_MS
+    abort: asyncio.Event | None = None
+    home: Path | None = None
+    run_shell: bool = True
+
+
+@dataclass(frozen=True)
+class ExpandedPrompt:
+    """The expanded command: the text, its attachments and how to run it.
+
+    ``agent``/``model`` are the command's own (None = caller's choice); ``blocks``
+    reports each shell block in document order.
+    """
+
+    text: str
+    files: list[FileReference] = field(default_factory=list)
+    agents: list[str] = field(default_factory=list)
+    agent: str | None = None
+    model: str | None = None
+    subtask: bool = False
+    warnings: list[str] = field(default_factory=list)
+    blocks: list[BlockReport] = field(default_factory=list)
+
+
+def is_subtask(command: Command, agent_mode: str | None) -> bool:
+    """Seed rule: the agent's mode is ``subagent`` and ``subtask`` is not False, or it is True."""
+    return command.subtask is True or (agent_mode == "subagent" and command.subtask is not False)
+
+
+async def _parts(command: Command, arguments: str) -> tuple[list[Segment], bool]:
+    """The segments of a command's template and whether they came from a remote server."""
+    template = command.template
+    if isinstance(template, str):
+        return segments(template, arguments, command.syntax), False
+    try:
+        text = await template(arguments)
+    except ShellpilotError:
+        raise
+    except Exception as exc:
+        raise TemplateError(f"fetching the prompt failed: {exc}", origin=command.origin) from exc
+    # A server rendered this with the arguments bound: plain data, no placeholders, no blocks.
+    return [TextSegment(text)], True
+
+
+async def expand(command: Command, arguments: str, ctx: ExpandContext) -> ExpandedPrompt:
+    """Expand ``command`` with the raw ``arguments`` text (seed: command(), spec §3.1-3.2).
+
+    1-2. placeholders in one pass over the template (``substitution.segments``);
+    3. each shell block, in document order: scan, ask ``bash`` (and
+       ``external_directory``), run in the project dir with ``ctx.timeout_ms``; its
+       output (or the failure, with the exit code) replaces it and expansion goes on;
+    4. ``@path`` references resolve to files, directory listings or agents (not inside
+       shell output; MCP text may not attach files outside the project);
+    5. the text is trimmed; ``subtask`` follows ``is_subtask``.
+    Raises CommandArgumentError (MCP prompt without a required argument) or
+    TemplateError (an MCP server failed to render the prompt).
+    """
+    parts, remote = await _parts(command, arguments)
+    check = ctx.check or (lambda cmd, cwd: scan_block(cmd, cwd, _shell_name(ctx)))
+    run = ctx.run or runner_for(ctx.config)
+    pieces: list[str] = []
+    opaque: list[tuple[int, int]] = []
+    reports: list[BlockReport] = []
+    warnings: list[str] = []
+    length = 0
+    for part in parts:
+        if isinstance(part, TextSegment):
+            piece = part.text
+        elif ctx.run_shell:
+            report = await run_block(
+                part.command,
+                project_dir=ctx.project_dir,
+                ask=ctx.ask,
+                check=check,
+                run=run,
+                timeout_ms=ctx.timeout_ms,
+                abort=ctx.abort,
+                origin=f"/{command.name}",
+            )
+            reports.append(report)
+            if report.status != "ok":
+                warnings.append(f"shell block `{part.command}`: {report.status} {report.reason}".rstrip())
+            piece = report.inline()
+        else:
+            reports.append(BlockReport(part.command, "not_run", check=_safe_check(check, part, ctx)))
+            piece = part.written
+        if isinstance(part, BlockSegment):
+            opaque.append((length, length + len(piece)))
+        pieces.append(piece)
+        length += len(piece)
+    text = "".join(pieces)
+    refs = resolve_references(
+        text,
+        project_dir=ctx.project_dir,
+        agents=ctx.agents.keys(),
+        home=ctx.home,
+        exclude=opaque,
+        inside_project_only=remote,
+    )
+    mode = ctx.agents.get(command.agent or ctx.default_agent)
+    return ExpandedPrompt(
+        text=text.strip(),
+        files=refs.files,
+        agents=refs.agents,
+        agent=command.agent,
+        model=command.model,
+        subtask=is_subtask(command, mode),
+        warnings=warnings + refs.warnings,
+        blocks=reports,
+    )
+
+
+def _shell_name(ctx: ExpandContext) -> str:
+    path = ctx.config.shell.path if ctx.config is not None else None
+    name = Path(path).name if path else "bash"
+    return "powershell" if name in ("pwsh", "powershell", "pwsh.exe", "powershell.exe") else "bash"
+
+
+def _safe_check(check: CheckFn, part: BlockSegment, ctx: ExpandContext) -> BlockCheck | None:
+    try:
+        return check(part.command, ctx.project_dir)
+    except Exception:  # a dry run only reports; the scanner may not be available
+        return None
+
+
+__all__ = [
+    "ExpandContext",
+    "ExpandedPrompt",
+    "expand",
+    "is_subtask",
+    "split_arguments",
+    "substitute",
+]

@@ -1,0 +1,319 @@
+"""Expansion rules with exact expected strings: arguments, placeholders, blocks, @refs."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import subprocess
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shellpilot.command.hints import hints
+from shellpilot.command.model import Command
+from shellpilot.command.shellblocks import BlockCheck, BlockRun
+from shellpilot.command.template import ExpandContext, expand, split_arguments, substitute
+from shellpilot.errors import PermissionDenied, PermissionRejected
+
+# --- step 1: split_arguments ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", []),
+        ("a b  c", ["a", "b", "c"]),
+        ('"two words" x', ["two words", "x"]),
+        ("'single q' y", ["single q", "y"]),
+        ('say "it\'s" ok', ["say", "it's", "ok"]),
+        ("[Image 1] describe", ["[Image 1]", "describe"]),
+        ("[image 12]x", ["[image 12]", "x"]),
+        ("don't stop", ["don", "t", "stop"]),  # unmatched quote dropped
+        ('a "unterminated', ["a", "unterminated"]),
+        ('""', [""]),
+        ('x"y z"', ["x", "y z"]),
+    ],
+)
+def test_split_arguments(text: str, expected: list[str]) -> None:
+    assert split_arguments(text) == expected
+
+
+# --- step 2: substitute ---------------------------------------------------------------
+
+TWELVE = " ".join(f"<${n}>" for n in range(1, 13))
+
+
+@pytest.mark.parametrize(
+    ("template", "arguments", "expected"),
+    [
+        ("Fix $1 then $2", "a b", "Fix a then b"),
+        ("Fix $1 then $2", "a b c d", "Fix a then b c d"),  # highest takes the rest
+        ("Fix $1 then $2", "a", "Fix a then "),  # missing -> empty
+        ("$2 before $1", "x y z", "y z before x"),
+        ("$1 and $1", "x y", "x y and x y"),  # $1 is also the highest
+        ("$0 stays, $1 goes", "a", "$0 stays, a goes"),
+        ("all: $ARGUMENTS / again: $ARGUMENTS", 'a "b c"', 'all: a "b c" / again: a "b c"'),
+        ("quoted $1|$2", '"one two" three', "quoted one two|three"),
+        ("img $1 then $2", "[Image 1] look here", "img [Image 1] then look here"),
+        ("no placeholders", "x y", "no placeholders\n\nx y"),
+        ("no placeholders", "   ", "no placeholders"),
+        ("only $0", "x", "only $0\n\nx"),
+        ("$1abc", "X", "Xabc"),
+        (
+            TWELVE,
+            " ".join(f"a{n}" for n in range(1, 14)),
+            " ".join(f"<a{n}>" for n in range(1, 12)) + " <a12 a13>",
+        ),
+        (TWELVE, "a1 a2", "<a1> <a2> " + " ".join("<>" for _ in range(10))),
+    ],
+)
+def test_substitute(template: str, arguments: str, expected: str) -> None:
+    assert substitute(template, arguments) == expected
+
+
+@pytest.mark.parametrize(
+    "hazard",
+    ["$1", "$ARGUMENTS", "$100", r"\1", r"\g<0>", "$&", "$$", "$`", "$'", "trailing\\", "!`id`", "@x"],
+)
+def test_inserted_text_is_never_reexpanded(hazard: str) -> None:
+    q = '"' if "'" in hazard else "'"
+    assert substitute("[$1] [$ARGUMENTS]", f"{q}{hazard}{q}") == f"[{hazard}] [{q}{hazard}{q}]"
+    assert substitute("<$ARGUMENTS>", hazard) == f"<{hazard}>"
+
+
+def test_seed_double_expansion_is_fixed() -> None:
+    # The seed produced "$ARGUMENTS z z $ARGUMENTS z" (spec §7 item 8).
+    assert substitute("$1 $ARGUMENTS", "$ARGUMENTS z") == "$ARGUMENTS z $ARGUMENTS z"
+
+
+def test_fallback_append_is_not_a_shell_block() -> None:
+    assert substitute("Hello", "!`id`") == "Hello\n\n!`id`"
+
+
+def test_gemini_args() -> None:
+    assert substitute("Review {{args}} now, $1 stays", "a b", "gemini") == "Review a b now, $1 stays"
+    assert substitute("Plain", "a b", "gemini") == "Plain\n\na b"
+    assert substitute("!{grep -r {{args}} .}", "it's", "gemini") == "!{grep -r 'it'\"'\"'s' .}"
+
+
+def test_shell_quoting_inside_blocks_follows_the_quote_context() -> None:
+    value = 'a\'b "c" $(x) `y`'
+    assert substitute("!`echo $ARGUMENTS`", value) == "!`echo " + shlex.quote(value) + "`"
+    assert substitute("!`echo '$ARGUMENTS'`", value) == "!`echo 'a'\\''b \"c\" $(x) `y`'`"
+    assert substitute('!`echo "$ARGUMENTS"`', value) == '!`echo "a\'b \\"c\\" \\$(x) \\`y\\`"`'
+    assert substitute("!`git diff $1`", "") == "!`git diff `"  # missing: nothing inserted
+
+
+def test_escaped_block_is_literal() -> None:
+    assert substitute("\\!`date` and $1", "x") == "!`date` and x"
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("$10 $2 $1 $2 $ARGUMENTS", ["$1", "$2", "$10", "$ARGUMENTS"]),
+        ("$0 only", []),
+        (TWELVE, [f"${n}" for n in range(1, 13)]),
+        ("nothing", []),
+    ],
+)
+def test_hints_numeric_order(template: str, expected: list[str]) -> None:
+    assert hints(template) == expected
+
+
+# --- steps 3-5: expand ----------------------------------------------------------------
+
+
+class Recorder:
+    """A real asker that records each request and answers from a fixed verdict."""
+
+    def __init__(self, verdict: str = "allow") -> None:
+        self.verdict = verdict
+        self.calls: list[tuple[str, list[str], list[str]]] = []
+
+    async def __call__(
+        self,
+        permission: str,
+        patterns: Sequence[str],
+        always: Sequence[str],
+        metadata: Mapping[str, Any] | None = None,
+        read_only: Collection[str] = (),
+    ) -> None:
+        self.calls.append((permission, list(patterns), list(always)))
+        if self.verdict == "deny":
+            raise PermissionDenied(permission, patterns[0])
+        if self.verdict == "reject":
+            raise PermissionRejected()
+
+
+def whole_text(command: str, project_dir: Path) -> BlockCheck:
+    return BlockCheck([command], [command], unknown=True)
+
+
+async def sh(command: str, cwd: Path, timeout_ms: int, abort: asyncio.Event | None) -> BlockRun:
+    """Run with /bin/sh for real (merged output), like the runner does."""
+    done = subprocess.run(
+        ["/bin/sh", "-c", command], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    return BlockRun(done.stdout, done.returncode)
+
+
+def ctx_for(project: Path, ask: Recorder | None = None, **kw: Any) -> ExpandContext:
+    return ExpandContext(project_dir=project, ask=ask or Recorder(), check=whole_text, run=sh, **kw)
+
+
+def cmd(template: str, **kw: Any) -> Command:
+    return Command(name="t", template=template, **kw)
+
+
+async def test_block_runs_in_project_dir_and_is_replaced(project: Path) -> None:
+    ask = Recorder()
+    out = await expand(cmd("Here: !`pwd` done"), "", ctx_for(project, ask))
+    assert out.text == f"Here: {project} done"
+    assert ask.calls == [("bash", ["pwd"], ["pwd"])]
+    assert [b.status for b in out.blocks] == ["ok"]
+
+
+async def test_argument_injection_runs_nothing_extra(project: Path) -> None:
+    ask = Recorder()
+    out = await expand(
+        cmd("Echo: !`echo $ARGUMENTS` / !`echo $1`"), "don't $(touch p)", ctx_for(project, ask)
+    )
+    assert not (project / "p").exists()
+    assert out.text == "Echo: don't $(touch p) / don t $(touch p)"
+    assert ask.calls[0][1] == ["echo 'don'\"'\"'t $(touch p)'"]
+
+
+async def test_argument_block_syntax_stays_text(project: Path) -> None:
+    ask = Recorder()
+    out = await expand(cmd("Say $1"), "'!`touch q`'", ctx_for(project, ask))
+    assert out.text == "Say !`touch q`"
+    assert ask.calls == [] and not (project / "q").exists()
+
+
+async def test_failing_block_keeps_output_and_exit_code_and_goes_on(project: Path) -> None:
+    out = await expand(cmd("A !`echo oops >&2; exit 3` B !`echo ok`"), "", ctx_for(project))
+    assert out.text == "A oops\n[exit code 3] B ok"
+    assert [b.status for b in out.blocks] == ["failed", "ok"]
+    assert out.warnings == ["shell block `echo oops >&2; exit 3`: failed"]
+
+
+async def test_blocks_run_in_document_order(project: Path) -> None:
+    out = await expand(cmd("!`echo 1 >> log; cat log` !`echo 2 >> log; cat log`"), "", ctx_for(project))
+    assert out.text == "1 1\n2"
+
+
+async def test_escaped_block_does_not_run(project: Path) -> None:
+    ask = Recorder()
+    out = await expand(cmd("Literal \\!`touch x` and !{echo brace}"), "", ctx_for(project, ask))
+    assert out.text == "Literal !`touch x` and brace"
+    assert [c[1] for c in ask.calls] == [["echo brace"]]
+    assert not (project / "x").exists()
+
+
+@pytest.mark.parametrize(
+    ("verdict", "reason"), [("deny", 'denied by rule for "touch y"'), ("reject", "rejected by the user")]
+)
+async def test_refused_block_does_not_run(project: Path, verdict: str, reason: str) -> None:
+    out = await expand(cmd("X !`touch y` Y"), "", ctx_for(project, Recorder(verdict)))
+    assert not (project / "y").exists()
+    assert out.text == f"X [shell block not run: {reason}] Y"
+
+
+async def test_external_directory_is_asked_first(project: Path) -> None:
+    ask = Recorder()
+
+    def outside(command: str, project_dir: Path) -> BlockCheck:
+        return BlockCheck(["cat /etc/hostname"], ["cat *"], dirs=["/etc"])
+
+    ctx = ExpandContext(project_dir=project, ask=ask, check=outside, run=sh)
+    await expand(cmd("!`cat /etc/hostname`"), "", ctx)
+    assert ask.calls == [
+        ("external_directory", ["/etc/*"], ["/etc/*"]),
+        ("bash", ["cat /etc/hostname"], ["cat *"]),
+    ]
+
+
+async def test_no_shell_mode_reports_blocks(project: Path) -> None:
+    ask = Recorder()
+    out = await expand(cmd("Status: !`git status $1`"), "x y", ctx_for(project, ask, run_shell=False))
+    assert out.text == "Status: !`git status 'x y'`"
+    assert ask.calls == [] and out.blocks[0].status == "not_run"
+
+
+async def test_references(project: Path, tmp_path: Path) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "a.py").write_text("x = 1\n")
+    (project / "with space.txt").write_text("s")
+    (project / ".hidden").write_text("h")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "notes.md").write_text("n")
+    template = (
+        'Read @src/a.py, then (@src) and @"with space.txt". Ask @explore. '
+        "Mail me@example.com. Code `@src/a.py`. Also @.hidden and @~/notes.md. Missing @nope."
+    )
+    out = await expand(cmd(template), "", ctx_for(project, agents={"explore": "subagent"}, home=home))
+    assert [(f.name, f.kind) for f in out.files] == [
+        ("src/a.py", "file"),
+        ("src", "directory"),
+        ("with space.txt", "file"),
+        (".hidden", "file"),
+        ("~/notes.md", "file"),
+    ]
+    assert out.files[0].mime == "text/x-python"
+    assert out.files[1].listing == "a.py"
+    assert out.files[4].path == home / "notes.md"
+    assert out.agents == ["explore"]
+    assert out.warnings == ["@nope: no such file, directory or agent; left as text"]
+    assert out.text == template
+
+
+async def test_reference_from_argument_but_not_from_shell_output(project: Path) -> None:
+    (project / "a.txt").write_text("a")
+    out = await expand(cmd("Look at @$1 and !`echo @a.txt`"), "a.txt", ctx_for(project))
+    assert [f.name for f in out.files] == ["a.txt"]
+    assert out.text == "Look at @a.txt and @a.txt"
+
+
+async def test_gemini_file_reference_and_trim(project: Path) -> None:
+    (project / "b.md").write_text("b")
+    out = await expand(cmd("  Use @{b.md}\n\n", syntax="gemini"), "", ctx_for(project))
+    assert out.text == "Use @{b.md}" and [f.name for f in out.files] == ["b.md"]
+
+
+@pytest.mark.parametrize(
+    ("subtask", "mode", "expected"),
+    [(None, "subagent", True), (False, "subagent", False), (True, "primary", True), (None, "primary", False)],
+)
+async def test_subtask_decision(project: Path, subtask: bool | None, mode: str, expected: bool) -> None:
+    command = cmd("x", agent="helper", subtask=subtask, model="p/m")
+    out = await expand(command, "", ctx_for(project, agents={"helper": mode}))
+    assert out.subtask is expected and out.agent == "helper" and out.model == "p/m"
+
+
+async def test_lazy_template_is_plain_text(project: Path) -> None:
+    seen: list[str] = []
+
+    async def fetch(arguments: str) -> str:
+        seen.append(arguments)
+        return "server says $1 !`touch z` @/etc/hostname"
+
+    out = await expand(
+        Command(name="m", source="mcp", template=fetch, origin="mcp:s"), "a b", ctx_for(project)
+    )
+    assert seen == ["a b"]
+    assert out.text == "server says $1 !`touch z` @/etc/hostname"
+    assert not (project / "z").exists() and out.files == []
+
+
+@pytest.mark.parametrize(
+    "form", ["!`printf %s $ARGUMENTS`", "!`printf %s '$ARGUMENTS'`", '!`printf %s "$ARGUMENTS"`']
+)
+async def test_quoted_values_reach_the_shell_unchanged(project: Path, form: str) -> None:
+    value = 'a\'b "c" $(touch x) `touch y` \\n $HOME'
+    out = await expand(cmd(f"[{form}]"), value, ctx_for(project))
+    assert out.text == f"[{value}]"
+    assert not (project / "x").exists() and not (project / "y").exists()
