@@ -1,0 +1,309 @@
+"""Bounded-memory capture of a command's output: head, rolling tail, spill file, counts.
+
+Owns: the OutputBuffer state machine and the truncation arithmetic of the model-facing
+text. Must not touch: processes, permissions, the event loop (the runner feeds it bytes).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+from shellpilot.config.model import ToolOutputConfig
+from shellpilot.shell.text import PREVIEW_CHARS, clean
+
+NO_OUTPUT = "(no output)"
+_HEAD_SHARE = 5
+"""The head gets 1/5 (20%) of the line and byte budget, the tail the rest (80%)."""
+
+
+@dataclass(frozen=True)
+class OutputLimits:
+    """How much output the model sees: ``max_lines`` lines and ``max_bytes`` bytes (raw).
+
+    Defaults match config ``tool_output`` (spec 2.1: 2,000 lines, 51,200 bytes).
+    """
+
+    max_lines: int = 2_000
+    max_bytes: int = 51_200
+
+    def __post_init__(self) -> None:
+        if self.max_lines <= 0 or self.max_bytes <= 0:
+            raise ValueError(
+                f"output limits must be positive, got {self.max_lines} lines / {self.max_bytes} B"
+            )
+
+    @classmethod
+    def from_config(cls, cfg: ToolOutputConfig) -> OutputLimits:
+        """The limits of a ``tool_output`` config section."""
+        return cls(max_lines=cfg.max_lines, max_bytes=cfg.max_bytes)
+
+    @property
+    def head_lines(self) -> int:
+        return self.max_lines // _HEAD_SHARE
+
+    @property
+    def head_bytes(self) -> int:
+        return self.max_bytes // _HEAD_SHARE
+
+    @property
+    def tail_lines(self) -> int:
+        return self.max_lines - self.head_lines
+
+    @property
+    def tail_bytes(self) -> int:
+        return self.max_bytes - self.head_bytes
+
+
+class BufferState(enum.Enum):
+    """``BUFFERING``: all bytes in memory (within limits); ``SPILLING``: over the limits, every
+    byte also goes to the spill file; ``FINISHED``: closed, no more input accepted."""
+
+    BUFFERING = "buffering"
+    SPILLING = "spilling"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class CapturedOutput:
+    """The final model-facing text and the facts behind it.
+
+    ``text`` is cleaned output (``(no output)`` when empty) with a middle marker when
+    ``truncated``; ``output_path`` is the byte-exact spill file (None when not truncated
+    or when it could not be written); counts are of the raw bytes; ``notes`` are remarks
+    for the model (invalid UTF-8, binary data, spill failure).
+    """
+
+    text: str
+    truncated: bool
+    output_path: str | None
+    total_bytes: int
+    total_lines: int
+    omitted_bytes: int = 0
+    omitted_lines: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+
+def _utf8_end(data: bytes, end: int) -> int:
+    """The largest cut <= ``end`` that does not split a UTF-8 character."""
+    lead = end - 1
+    while lead >= 0 and end - lead <= 3 and 0x80 <= data[lead] <= 0xBF:
+        lead -= 1
+    if lead < 0 or data[lead] < 0xC0:
+        return end
+    need = 2 if data[lead] < 0xE0 else 3 if data[lead] < 0xF0 else 4
+    return end if end - lead >= need else lead
+
+
+def _utf8_start(data: bytes, start: int) -> int:
+    """The smallest cut >= ``start`` that does not begin inside a UTF-8 character."""
+    cut = start
+    while cut < len(data) and cut - start < 3 and 0x80 <= data[cut] <= 0xBF:
+        cut += 1
+    return cut
+
+
+class OutputBuffer:
+    """Takes a command's output in chunks and keeps memory bounded whatever its size.
+
+    While the output fits ``limits`` every byte stays in memory. The first chunk that
+    goes over switches to SPILLING: everything so far and every later byte is written,
+    byte-exact, to ``spill_path`` (created with its folder then), while memory keeps only
+    the first ``head_bytes`` and a rolling tail. ``finish()`` renders the text: head
+    (~20%), a marker naming omitted/total lines and bytes plus the file, tail (~80%).
+    (seed: shell tool, output truncation; spec 2.1 / 2.3.)
+    """
+
+    def __init__(self, limits: OutputLimits, spill_path: Path, *, preview_bytes: int = PREVIEW_CHARS) -> None:
+        self.limits = limits
+        self.spill_path = spill_path
+        self.state = BufferState.BUFFERING
+        self.total_bytes = 0
+        self.newlines = 0
+        self._last_byte = b""
+        self._early = bytearray()
+        self._head = b""
+        self._tail: deque[bytes] = deque()
+        self._tail_size = 0
+        self._tail_cap = max(limits.tail_bytes + 1, preview_bytes)
+        self._file: BinaryIO | None = None
+        self._spill_error: str | None = None
+
+    @property
+    def total_lines(self) -> int:
+        """Lines in the raw output: newline count, plus one for a final unterminated line."""
+        extra = 1 if self.total_bytes and self._last_byte != b"\n" else 0
+        return self.newlines + extra
+
+    def feed(self, data: bytes) -> None:
+        """Take the next chunk of raw output (any size, including empty)."""
+        if not data:
+            return
+        if self.state is BufferState.FINISHED:
+            raise RuntimeError("OutputBuffer.feed() after finish()")
+        self.total_bytes += len(data)
+        self.newlines += data.count(b"\n")
+        self._last_byte = data[-1:]
+        if self.state is BufferState.SPILLING:
+            self._write(data)
+            self._push_tail(data)
+            return
+        self._early += data
+        if self.total_bytes > self.limits.max_bytes or self.total_lines > self.limits.max_lines:
+            self._start_spill()
+
+    def latest(self, size: int) -> bytes:
+        """The last ``size`` bytes seen (for the live preview)."""
+        if self._tail:
+            return b"".join(self._tail)[-size:]
+        return bytes(self._early[-size:])
+
+    def _start_spill(self) -> None:
+        everything = bytes(self._early)
+        self._early = bytearray()
+        self.state = BufferState.SPILLING
+        self._head = everything[: self.limits.head_bytes]
+        try:
+            self.spill_path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.spill_path, "wb", buffering=0)  # noqa: SIM115 - closed in close()
+        except OSError as exc:
+            self._spill_error = f"{type(exc).__name__}: {exc}"
+        self._write(everything)
+        self._push_tail(everything)
+
+    def _write(self, data: bytes) -> None:
+        if self._file is None:
+            return
+        try:
+            self._file.write(data)
+        except OSError as exc:
+            self._spill_error = f"{type(exc).__name__}: {exc}"
+            self._file.close()
+            self._file = None
+
+    def _push_tail(self, data: bytes) -> None:
+        self._tail.append(data)
+        self._tail_size += len(data)
+        while self._tail_size - len(self._tail[0]) >= self._tail_cap:
+            self._tail_size -= len(self._tail.popleft())
+
+    def close(self) -> None:
+        """Close the spill file (idempotent; safe in ``finally``)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def finish(self) -> CapturedOutput:
+        """Stop taking input, close the file and render the model-facing text."""
+        spilled = self.state is BufferState.SPILLING
+        self.state = BufferState.FINISHED
+        self.close()
+        if not spilled:
+            cleaned = clean(bytes(self._early))
+            text = cleaned.text if cleaned.text.strip() else NO_OUTPUT
+            return CapturedOutput(
+                text=text,
+                truncated=False,
+                output_path=None,
+                total_bytes=self.total_bytes,
+                total_lines=self.total_lines,
+                notes=_encoding_notes(cleaned.invalid_bytes, cleaned.binary),
+            )
+        return self._render_truncated()
+
+    def _head_end(self) -> int:
+        head = self._head
+        if self.limits.head_lines == 0:
+            return 0
+        pos = -1
+        for _ in range(self.limits.head_lines):
+            nxt = head.find(b"\n", pos + 1)
+            if nxt < 0:
+                break
+            pos = nxt
+        return pos + 1 if pos >= 0 else _utf8_end(head, len(head))
+
+    def _tail_start(self, buf: bytes, base: int, low: int) -> int:
+        """Offset in ``buf`` (which starts at absolute ``base``) where the tail begins, >= ``low``."""
+        lo = low - base
+        pos = len(buf) - 1 if buf.endswith(b"\n") else len(buf)
+        start: int | None = None
+        for _ in range(self.limits.tail_lines):
+            nl = buf.rfind(b"\n", max(lo - 1, 0), pos)
+            if nl < 0:
+                if lo == 0 and base == 0:
+                    start = 0
+                break
+            start = nl + 1
+            pos = nl
+        if start is None:
+            start = _utf8_start(buf, lo)
+        return start
+
+    def _render_truncated(self) -> CapturedOutput:
+        total = self.total_bytes
+        buf = b"".join(self._tail)[-self._tail_cap :]
+        base = total - len(buf)
+        head_end = self._head_end()
+        low = max(head_end, total - self.limits.tail_bytes)
+        start = self._tail_start(buf, base, low)
+        head = self._head[:head_end]
+        tail = buf[start:]
+        omitted_bytes = total - len(head) - len(tail)
+        omitted_lines = self.newlines - head.count(b"\n") - tail.count(b"\n")
+        head_text = clean(head)
+        tail_text = clean(tail)
+        path = str(self.spill_path) if self._spill_error is None else None
+        marker = _marker(omitted_lines, self.total_lines, omitted_bytes, total, path, self._spill_error)
+        shown_head = head_text.text
+        if shown_head and not shown_head.endswith("\n"):
+            shown_head += "\n"
+        notes = _encoding_notes(
+            head_text.invalid_bytes + tail_text.invalid_bytes, head_text.binary or tail_text.binary
+        )
+        return CapturedOutput(
+            text=f"{shown_head}{marker}\n{tail_text.text}",
+            truncated=True,
+            output_path=path,
+            total_bytes=total,
+            total_lines=self.total_lines,
+            omitted_bytes=omitted_bytes,
+            omitted_lines=omitted_lines,
+            notes=notes,
+        )
+
+
+def _marker(
+    omitted_lines: int,
+    total_lines: int,
+    omitted_bytes: int,
+    total_bytes: int,
+    path: str | None,
+    error: str | None,
+) -> str:
+    if omitted_lines:
+        what = f"{omitted_lines} of {total_lines} lines ({omitted_bytes} of {total_bytes} bytes) omitted"
+    else:
+        what = f"{omitted_bytes} of {total_bytes} bytes omitted from the middle of a line"
+    if path is not None:
+        where = (
+            f"The full output is saved to: {path}\n"
+            "Search it with Grep or read parts of it (offset/limit) instead of re-running the command."
+        )
+    else:
+        where = f"The full output could not be saved ({error})."
+    return f"\n[... {what} ...]\n{where}\n"
+
+
+def _encoding_notes(invalid_bytes: int, binary: bool) -> tuple[str, ...]:
+    if binary:
+        return (
+            "The output looks like binary data (NUL bytes or mostly invalid UTF-8); it is shown "
+            "with replacement characters (U+FFFD).",
+        )
+    if invalid_bytes:
+        return (f"The output contained invalid UTF-8 ({invalid_bytes} bytes shown as U+FFFD).",)
+    return ()

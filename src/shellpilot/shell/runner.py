@@ -1,0 +1,318 @@
+"""Runs one shell command in its own process group and always comes back with a result.
+
+Owns: spawn, environment, the exit/abort/timeout race, draining, the kill path, ShellResult.
+Must not touch: permissions, parsing, sessions; output shaping lives in output.py and text.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import os
+import signal as signals
+import subprocess
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from shellpilot.config.model import Config, ShellConfig
+from shellpilot.errors import InvalidTimeout, ShellNotFound, ToolError, WorkdirNotFound
+from shellpilot.ids import ascending
+from shellpilot.paths import data_dir, tool_output_dir
+from shellpilot.shell.detect import ShellChoice, detect_shell
+from shellpilot.shell.output import OutputBuffer, OutputLimits
+from shellpilot.shell.process_group import group_members, terminate_group
+from shellpilot.shell.text import PREVIEW_CHARS, LivePreview
+
+log = logging.getLogger(__name__)
+
+NONINTERACTIVE_ENV: Mapping[str, str] = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "GIT_EDITOR": "true",
+    "EDITOR": "true",
+    "VISUAL": "true",
+    "GIT_TERMINAL_PROMPT": "0",
+    "TERM": "dumb",
+    "NO_COLOR": "1",
+}
+"""Set for every command so nothing waits on a pager, an editor or a password prompt."""
+
+_EXIT_WAIT_S = 2.0
+"""After killing the group, how long to wait for the shell's own exit status."""
+
+
+class RunOutcome(enum.Enum):
+    """How the race ended: the shell exited, the timeout fired, or the user aborted."""
+
+    EXITED = "exited"
+    TIMED_OUT = "timed_out"
+    ABORTED = "aborted"
+
+
+@dataclass(frozen=True)
+class ShellResult:
+    """The result of one command (seed: shell tool, run result; spec 2.3).
+
+    ``exit_code`` is None when the shell did not exit on its own (killed by a signal,
+    timeout, abort); ``signal`` is the signal number that ended it when known. ``output``
+    is the model-facing text (truncated, cleaned, notes in ``<shell_metadata>``);
+    ``output_path`` the byte-exact full output when ``truncated``; ``total_bytes`` raw
+    bytes; ``duration_ms`` wall time; ``background_pids`` processes of the command's
+    group still running after it returned; ``preview`` the last live preview text.
+    """
+
+    exit_code: int | None
+    signal: int | None
+    timed_out: bool
+    aborted: bool
+    output: str
+    truncated: bool
+    output_path: str | None
+    total_bytes: int
+    duration_ms: int
+    background_pids: list[int]
+    shell: str
+    outcome: RunOutcome = RunOutcome.EXITED
+    total_lines: int = 0
+    preview: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def success(self) -> bool:
+        """True only for a shell that exited on its own with status 0."""
+        return self.outcome is RunOutcome.EXITED and self.exit_code == 0
+
+
+def resolve_timeout(timeout_ms: int | None, cfg: ShellConfig) -> int:
+    """The timeout to use in ms: ``timeout_ms`` or the configured default.
+
+    Raises InvalidTimeout (a ValueError) when it is <= 0 or above ``cfg.max_timeout_ms``.
+    """
+    if timeout_ms is None:
+        return min(cfg.timeout_ms, cfg.max_timeout_ms)
+    if isinstance(timeout_ms, bool) or not isinstance(timeout_ms, int):
+        raise InvalidTimeout(timeout_ms, cfg.max_timeout_ms)
+    if timeout_ms <= 0 or timeout_ms > cfg.max_timeout_ms:
+        raise InvalidTimeout(timeout_ms, cfg.max_timeout_ms)
+    return timeout_ms
+
+
+def build_env(
+    cfg: ShellConfig, extra: Mapping[str, str] | None = None, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The child's environment: ``base`` (default os.environ) + NONINTERACTIVE_ENV +
+    config ``shell.env`` + ``extra`` (e.g. the ``shell.env`` hook), later ones winning."""
+    env = dict(os.environ if base is None else base)
+    env.update(NONINTERACTIVE_ENV)
+    env.update(cfg.env)
+    if extra:
+        env.update(extra)
+    return env
+
+
+class _Pipe(asyncio.SubprocessProtocol):
+    """Feeds the merged stdout/stderr pipe into the buffer; resolves ``exited`` and ``eof``."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, buffer: OutputBuffer) -> None:
+        self.buffer = buffer
+        self.preview: LivePreview | None = None
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.eof: asyncio.Future[None] = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.buffer.feed(data)
+        if self.preview is not None:
+            self.preview.poke()
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if not self.eof.done():
+            self.eof.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+async def _race(
+    exited: asyncio.Future[None], abort: asyncio.Event | None, timeout_s: float | None
+) -> RunOutcome:
+    """The one race point: shell exit vs user abort vs wall-clock timeout."""
+    abort_task = asyncio.ensure_future(abort.wait()) if abort is not None else None
+    waiters: set[asyncio.Future[object]] = {exited}  # type: ignore[arg-type]
+    if abort_task is not None:
+        waiters.add(abort_task)  # type: ignore[arg-type]
+    try:
+        done, _ = await asyncio.wait(waiters, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if abort_task is not None:
+            abort_task.cancel()
+    if exited in done:
+        return RunOutcome.EXITED
+    if abort_task is not None and abort_task in done:
+        return RunOutcome.ABORTED
+    return RunOutcome.TIMED_OUT
+
+
+async def _settle(future: asyncio.Future[None], seconds: float) -> bool:
+    """Wait up to ``seconds`` for ``future``; True if it completed."""
+    if not future.done() and seconds > 0:
+        await asyncio.wait({future}, timeout=seconds)
+    return future.done()
+
+
+def _spawn_error(exc: OSError, choice: ShellChoice, cwd: Path) -> Exception:
+    if not cwd.is_dir():
+        return WorkdirNotFound(str(cwd))
+    if not os.access(choice.path, os.X_OK):
+        return ShellNotFound(choice.path, str(exc))
+    return ToolError(f"Could not start {choice.path} in {cwd}: {exc}")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _outcome_notes(
+    outcome: RunOutcome,
+    exit_code: int | None,
+    signal: int | None,
+    timeout_ms: int | None,
+    max_timeout_ms: int,
+) -> list[str]:
+    if outcome is RunOutcome.TIMED_OUT:
+        return [
+            f"shellpilot terminated the command after exceeding the {timeout_ms} ms timeout. "
+            "If the command is not waiting for input and needs longer, retry with a larger "
+            f"timeout (at most {max_timeout_ms} ms)."
+        ]
+    if outcome is RunOutcome.ABORTED:
+        return ["The command was aborted by the user."]
+    if signal is not None:
+        return [f"The command was killed by signal {signal} ({_signal_name(signal)})."]
+    if exit_code:
+        return [f"Exit code: {exit_code}."]
+    return []
+
+
+async def run(
+    command: str,
+    *,
+    cwd: str | os.PathLike[str],
+    shell: str | ShellChoice | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout_ms: int | None = None,
+    abort: asyncio.Event | None = None,
+    on_output: Callable[[str], None] | None = None,
+    limits: OutputLimits | None = None,
+    output_dir: Path | None = None,
+    call_id: str | None = None,
+    config: Config | None = None,
+    no_timeout: bool = False,
+) -> ShellResult:
+    """Run ``command`` with the chosen shell as ``<shell> -c <command>`` (one argv string).
+
+    The child gets stdin from /dev/null, its own session/process group, stdout and stderr
+    merged into one pipe, and ``build_env(config.shell, env)``. Completion is the shell's
+    exit; then output is drained for at most ``shell.drain_ms`` and processes still
+    holding on are listed in ``background_pids`` (left running). On timeout (``timeout_ms``,
+    default ``shell.timeout_ms``; ``no_timeout=True`` for none), abort (``abort`` set) or
+    cancellation of this coroutine, the whole group gets SIGTERM, then SIGKILL after
+    ``shell.kill_grace_ms`` if anything is still alive. ``on_output(preview)`` is called
+    throttled (<= ~10/s, always a final call) with the latest ~30,000 characters.
+
+    Raises InvalidTimeout before anything runs; WorkdirNotFound, ShellNotFound or
+    ToolError if the process cannot start. (seed: shell tool, 6.4 / 6.5; spec 2.3.)
+    """
+    cfg = config if config is not None else Config()
+    timeout = None if no_timeout else resolve_timeout(timeout_ms, cfg.shell)
+    choice = shell if isinstance(shell, ShellChoice) else detect_shell(shell, configured=cfg.shell.path)
+    workdir = Path(cwd)
+    if not workdir.is_dir():
+        raise WorkdirNotFound(str(workdir))
+    folder = output_dir if output_dir is not None else tool_output_dir(data_dir())
+    buffer = OutputBuffer(
+        limits or OutputLimits.from_config(cfg.tool_output), folder / (call_id or ascending("tool"))
+    )
+    loop = asyncio.get_running_loop()
+    protocol = _Pipe(loop, buffer)
+    preview: LivePreview | None = None
+    if on_output is not None:
+        preview = LivePreview(lambda: buffer.latest(PREVIEW_CHARS), on_output, loop.call_later)
+        protocol.preview = preview
+    started = time.monotonic()
+    outcome: RunOutcome | None = None
+    background: list[int] = []
+    returncode: int | None = None
+    if abort is not None and abort.is_set():
+        outcome = RunOutcome.ABORTED
+    else:
+        try:
+            transport, _ = await loop.subprocess_exec(
+                lambda: protocol,
+                *choice.argv(command),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=workdir,
+                env=build_env(cfg.shell, env),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            buffer.close()
+            raise _spawn_error(exc, choice, workdir) from exc
+        pid = transport.get_pid()
+        try:
+            outcome = await _race(protocol.exited, abort, None if timeout is None else timeout / 1000)
+            if outcome is RunOutcome.EXITED and not await _settle(protocol.eof, cfg.shell.drain_ms / 1000):
+                background = group_members(pid)
+            elif outcome is RunOutcome.EXITED:
+                background = group_members(pid, quick=True)
+        finally:
+            if outcome is not RunOutcome.EXITED:
+                await terminate_group(pid, cfg.shell.kill_grace_ms / 1000)
+                await _settle(protocol.exited, _EXIT_WAIT_S)
+                await _settle(protocol.eof, cfg.shell.drain_ms / 1000)
+            transport.close()
+            buffer.close()
+        returncode = transport.get_returncode()
+    final_preview = preview.finish() if preview is not None else ""
+    captured = buffer.finish()
+    assert outcome is not None
+    exit_code = (
+        returncode if outcome is RunOutcome.EXITED and returncode is not None and returncode >= 0 else None
+    )
+    signal = -returncode if returncode is not None and returncode < 0 else None
+    notes = list(captured.notes)
+    notes += _outcome_notes(outcome, exit_code, signal, timeout, cfg.shell.max_timeout_ms)
+    if background:
+        notes.append(
+            "Still running in the background (its output is no longer captured): pid "
+            + ", ".join(str(p) for p in background)
+            + "."
+        )
+    output = captured.text
+    if notes:
+        output = output.rstrip("\n") + "\n\n<shell_metadata>\n" + "\n".join(notes) + "\n</shell_metadata>"
+    return ShellResult(
+        exit_code=exit_code,
+        signal=signal,
+        timed_out=outcome is RunOutcome.TIMED_OUT,
+        aborted=outcome is RunOutcome.ABORTED,
+        output=output,
+        truncated=captured.truncated,
+        output_path=captured.output_path,
+        total_bytes=captured.total_bytes,
+        duration_ms=int((time.monotonic() - started) * 1000),
+        background_pids=background,
+        shell=choice.path,
+        outcome=outcome,
+        total_lines=captured.total_lines,
+        preview=final_preview,
+        notes=notes,
+    )
