@@ -1,0 +1,83 @@
+"""Persist-then-announce: every session, message or part change goes to the store, then the bus.
+
+Owns: the pairing of a store write with its bus event. Must not touch: SQL (store.py),
+processes, what the changes mean (the service and the loop decide that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from shellpilot.bus import Bus
+from shellpilot.session.events import (
+    MessageUpdated,
+    PartUpdated,
+    SessionCreated,
+    SessionDeleted,
+    SessionUpdated,
+)
+from shellpilot.session.models import Message, Part, Session, ToolPart, ToolRunning
+from shellpilot.storage.store import SessionStore
+
+
+class SessionWriter:
+    """Writes through ``store`` and publishes the matching event on ``bus``.
+
+    ``live(part, title, values)`` is what a running tool's ``ctx.metadata`` binds to: it
+    merges ``values`` into the running state's metadata, publishes ``part.updated`` every
+    time (UIs follow live) and writes coalesced (see ``SessionStore.update_part_live``).
+    """
+
+    def __init__(self, store: SessionStore, bus: Bus) -> None:
+        self.store = store
+        self.bus = bus
+
+    def create_session(self, session: Session) -> Session:
+        """Insert a new session; publishes ``session.created``."""
+        self.store.put_session(session)
+        self.bus.publish(SessionCreated(session=session))
+        return session
+
+    def update_session(self, session: Session) -> Session:
+        """Save changed session fields; publishes ``session.updated``."""
+        self.store.put_session(session)
+        self.bus.publish(SessionUpdated(session=session))
+        return session
+
+    def delete_session(self, session_id: str) -> None:
+        """Delete a session and all under it; publishes ``session.deleted``."""
+        self.store.delete_session(session_id)
+        self.bus.publish(SessionDeleted(session_id=session_id))
+
+    def message(self, message: Message) -> Message:
+        """Insert or replace a message; publishes ``message.updated``."""
+        self.store.put_message(message)
+        self.bus.publish(MessageUpdated(message=message))
+        return message
+
+    def part(self, part: Part) -> Part:
+        """Insert or replace a part now (always written); publishes ``part.updated``."""
+        self.store.put_part(part)
+        self.bus.publish(PartUpdated(part=part))
+        return part
+
+    def live(self, part: ToolPart, title: str | None, values: Mapping[str, Any]) -> ToolPart:
+        """Merge live ``values`` (and ``title`` if given) into a running tool part; returns the new part.
+
+        Not running (already finished): returned unchanged, nothing written.
+        """
+        state = part.state
+        if not isinstance(state, ToolRunning):
+            return part
+        metadata = {**state.metadata, **values}
+        new_state = state.model_copy(
+            update={"metadata": metadata, "title": state.title if title is None else title}
+        )
+        updated = part.model_copy(update={"state": new_state})
+        self.store.update_part_live(updated)
+        self.bus.publish(PartUpdated(part=updated))
+        return updated
+
+
+__all__ = ["SessionWriter"]

@@ -1,0 +1,63 @@
+"""Process ownership tokens: who wrote a running part or holds a session lease, and are they alive.
+
+Owns: the ``"pid:start"`` token and the liveness check. Must not touch: SQL or models.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _start_time(pid: int) -> str:
+    """The kernel start time of ``pid`` (Linux ``/proc``), or "" where it cannot be read."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    # Field 2 (comm) may hold spaces and parentheses; the fields after the last ')' are fixed.
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return fields[19] if len(fields) > 19 else ""
+
+
+def _state(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return fields[0] if fields else ""
+
+
+def token(pid: int | None = None) -> str:
+    """``"pid:start"`` for ``pid`` (default: this process); start guards against pid reuse."""
+    pid = os.getpid() if pid is None else pid
+    return f"{pid}:{_start_time(pid)}"
+
+
+def is_alive(owner: str | None) -> bool:
+    """Whether the process named by an owner token still runs (a zombie counts as dead).
+
+    A malformed or missing token is dead: its rows can only be left-overs.
+    """
+    if not owner:
+        return False
+    pid_text, _, start = owner.partition(":")
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return False
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # exists, owned by another user
+    except OSError:
+        return False
+    if _state(pid) == "Z":
+        return False
+    current = _start_time(pid)
+    return not (start and current and start != current)
