@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from shellpilot.agent import AgentRegistry, builtin_agents
 from shellpilot.config import Config
 from shellpilot.errors import AgentNotFound, ConfigError
+from shellpilot.permission.rules import Rule, evaluate
 
 
 def test_builtins_have_modes_and_prompts() -> None:
@@ -66,3 +69,34 @@ def test_new_agent_defaults_to_mode_all() -> None:
     registry = AgentRegistry(Config.model_validate({"agent": {"helper": {"prompt": "Help."}}}))
     helper = registry.get("helper")
     assert helper.mode == "all" and helper.is_primary and helper.is_subagent
+
+
+def _decide(rules: list[Rule], permission: str, pattern: str) -> str:
+    return evaluate(permission, pattern, rules).action
+
+
+def test_plan_rules_win_over_the_users_but_keep_user_denies(tmp_path: Path) -> None:
+    cfg = Config.model_validate(
+        {"permission": {"edit": "allow", "bash": {"*": "allow", "npm test *": "allow", "rm *": "deny"}}}
+    )
+    registry = AgentRegistry(cfg)
+    plan = registry.ruleset(registry.get("plan"), tmp_path)
+    assert _decide(plan, "edit", "src/a.py") == "deny"
+    assert _decide(plan, "bash", "npm test -x") == "ask"
+    assert _decide(plan, "bash", "rm -rf x") == "deny"
+    build = registry.ruleset(registry.get("build"), tmp_path)
+    assert _decide(build, "edit", "src/a.py") == "allow"
+    assert _decide(build, "bash", "npm test -x") == "allow"
+
+
+def test_agent_config_permission_replaces_same_user_pattern(tmp_path: Path) -> None:
+    cfg = Config.model_validate(
+        {
+            "permission": {"bash": {"git push *": "ask"}},
+            "agent": {"build": {"permission": {"bash": {"git push *": "allow"}}}},
+        }
+    )
+    registry = AgentRegistry(cfg)
+    rules = registry.ruleset(registry.get("build"), tmp_path)
+    assert _decide(rules, "bash", "git push origin") == "allow"
+    assert _decide(rules, "bash", "make") == "ask"

@@ -15,7 +15,7 @@ from shellpilot.config.model import AgentConfig, Config
 from shellpilot.errors import AgentNotFound, ConfigError
 
 if TYPE_CHECKING:
-    from shellpilot.permission import Rule
+    from shellpilot.permission.rules import Rule
 
 
 def _merge(base: Agent | None, name: str, cfg: AgentConfig) -> Agent:
@@ -83,15 +83,27 @@ class AgentRegistry:
         return agent
 
     def ruleset(self, agent: Agent, data_dir: Path) -> list[Rule]:
-        """Rules for ``agent``: defaults, then the user's ``permission``, then the agent's.
+        """Rules for ``agent``: defaults, the user's ``permission``, then the agent's layers.
 
-        Later rules win in evaluation, so an agent's preset (plan: edit deny, bash ask)
-        holds even when the user's config allows more.
+        Evaluation is most-specific-wins, so "merge over" is done here: an agent rule
+        replaces the user's rule with the same permission and pattern, and an agent's
+        catch-all (``"bash": {"*": "ask"}``, ``"edit": "deny"``) replaces every user rule of
+        that permission, as a later layer did in the source's last-match-wins order. The
+        user's ``deny`` rules always stay (an agent never loosens a deny).
         """
-        from shellpilot.permission import default_rules, merge, rules_from_config
+        from shellpilot.permission.defaults import default_rules
+        from shellpilot.permission.rules import merge, rules_from_config
 
-        layers = [default_rules(data_dir)]
-        if self._config.permission is not None:
-            layers.append(rules_from_config(self._config.permission))
-        layers.extend(rules_from_config(layer) for layer in agent.permission)
-        return merge(*layers)
+        user = rules_from_config(self._config.permission)
+        for layer in agent.permission:
+            own = rules_from_config(layer, source="agent")
+            shadowed = {(r.permission, r.pattern) for r in own}
+            caught = {r.permission for r in own if r.catch_all}
+            user = [
+                r
+                for r in user
+                if r.action == "deny"
+                or ((r.permission, r.pattern) not in shadowed and r.permission not in caught)
+            ]
+            user = merge(user, own)
+        return merge(default_rules(data_dir), user)
