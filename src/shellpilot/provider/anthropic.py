@@ -1,0 +1,297 @@
+"""Anthropic messages provider (official ``anthropic`` SDK, streaming with tool use).
+
+Owns: request mapping (system, alternating roles, tool_use / tool_result blocks, tool choice),
+stream-event assembly and the SDK-exception boundary for ``POST {base_url}/v1/messages``.
+Must not touch: config or the environment (registry.py passes key and URL); import ``anthropic`` lazily.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, assert_never
+
+from shellpilot.errors import ProviderError
+from shellpilot.provider.base import (
+    AssistantMessage,
+    Finish,
+    FinishReason,
+    ModelRequest,
+    ProviderEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    parse_arguments,
+)
+from shellpilot.provider.failure import cause_text, close_quietly, error_detail, is_transport_error
+from shellpilot.provider.retry import RetryPolicy, is_transient_status, retrying
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+DEFAULT_MAX_TOKENS = 8192
+"""Anthropic requires ``max_tokens``; used when the request leaves it unset."""
+
+_FINISH: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+}
+_TOOL_CHOICE = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}
+_TRANSIENT_TYPES = ("overloaded_error", "api_error", "rate_limit_error", "timeout_error")
+
+
+def to_anthropic_messages(request: ModelRequest) -> list[dict[str, Any]]:
+    """Map messages to Anthropic's alternating user/assistant turns of content blocks.
+
+    Tool results become ``tool_result`` blocks of a user turn; consecutive same-role turns
+    merge; empty text is dropped (the API rejects empty text blocks).
+    """
+    turns: list[dict[str, Any]] = []
+
+    def add(role: str, blocks: list[dict[str, Any]]) -> None:
+        if not blocks:
+            return
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+
+    for message in request.messages:
+        if isinstance(message, UserMessage):
+            add("user", [{"type": "text", "text": message.content}] if message.content.strip() else [])
+        elif isinstance(message, AssistantMessage):
+            blocks: list[dict[str, Any]] = []
+            if message.content.strip():
+                blocks.append({"type": "text", "text": message.content})
+            blocks.extend(
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
+                for c in message.tool_calls
+            )
+            add("assistant", blocks)
+        elif isinstance(message, ToolResultMessage):
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.call_id}
+            block["content"] = message.content or "(no output)"
+            if message.is_error:
+                block["is_error"] = True
+            add("user", [block])
+        else:
+            assert_never(message)
+    return turns
+
+
+def to_anthropic_params(request: ModelRequest) -> dict[str, Any]:
+    """The keyword arguments of ``messages.create`` for a streaming request.
+
+    ``temperature`` travels in ``extra_body`` (the installed SDK's signature has no such argument).
+    """
+    params: dict[str, Any] = {
+        "model": request.model,
+        "messages": to_anthropic_messages(request),
+        "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
+        "stream": True,
+    }
+    if request.system:
+        params["system"] = request.system
+    if request.tools:
+        params["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in request.tools
+        ]
+        params["tool_choice"] = _TOOL_CHOICE[request.tool_choice]
+    if request.temperature is not None:
+        params["extra_body"] = {"temperature": request.temperature}
+    return params
+
+
+@dataclass
+class _Block:
+    kind: str
+    id: str = ""
+    name: str = ""
+    json: list[str] = field(default_factory=list)
+
+
+class EventAssembler:
+    """Turn Anthropic raw stream events into provider events (text, tool use, usage, finish)."""
+
+    def __init__(self) -> None:
+        self._blocks: dict[int, _Block] = {}
+        self._input_tokens = 0
+        self._cached = 0
+        self._output_tokens = 0
+        self._has_usage = False
+        self._stop_raw: str | None = None
+        self.stopped = False
+        self._tool_calls = 0
+
+    def feed(self, event: Any) -> Iterator[ProviderEvent]:
+        """Events for one raw SDK event; unknown event and block types are skipped."""
+        kind = getattr(event, "type", None)
+        if kind == "message_start":
+            usage = getattr(event.message, "usage", None)
+            if usage is not None:
+                self._has_usage = True
+                self._input_tokens = int(getattr(usage, "input_tokens", 0) or 0)
+                self._cached = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+                self._output_tokens = int(getattr(usage, "output_tokens", 0) or 0)
+        elif kind == "content_block_start":
+            block = event.content_block
+            btype = getattr(block, "type", "")
+            if btype == "tool_use":
+                self._blocks[event.index] = _Block("tool_use", id=block.id, name=block.name)
+                self._tool_calls += 1
+                yield ToolCallStart(block.id, block.name)
+            elif btype == "text":
+                self._blocks[event.index] = _Block("text")
+                if getattr(block, "text", ""):
+                    yield TextDelta(block.text)
+        elif kind == "content_block_delta":
+            current = self._blocks.get(event.index)
+            delta = event.delta
+            dtype = getattr(delta, "type", "")
+            if dtype == "text_delta" and delta.text:
+                yield TextDelta(delta.text)
+            elif dtype == "input_json_delta" and current is not None and current.kind == "tool_use":
+                current.json.append(delta.partial_json or "")
+                if delta.partial_json:
+                    yield ToolCallDelta(current.id, delta.partial_json)
+        elif kind == "content_block_stop":
+            done = self._blocks.pop(event.index, None)
+            if done is not None and done.kind == "tool_use":
+                raw = "".join(done.json)
+                arguments, error = parse_arguments(raw)
+                yield ToolCallEnd(done.id, done.name, arguments, raw_arguments=raw, parse_error=error)
+        elif kind == "message_delta":
+            self._stop_raw = getattr(event.delta, "stop_reason", None) or self._stop_raw
+            usage = getattr(event, "usage", None)
+            if usage is not None:
+                self._has_usage = True
+                self._output_tokens = int(getattr(usage, "output_tokens", 0) or 0)
+                if getattr(usage, "input_tokens", None):
+                    self._input_tokens = int(usage.input_tokens)
+        elif kind == "message_stop":
+            self.stopped = True
+
+    def finish(self) -> Iterator[ProviderEvent]:
+        """Usage (when reported) then ``Finish``."""
+        if self._has_usage:
+            yield Usage(self._input_tokens, self._output_tokens, cached_input_tokens=self._cached)
+        if self._stop_raw is None:
+            yield Finish("tool_calls" if self._tool_calls else "stop")
+        else:
+            yield Finish(_FINISH.get(self._stop_raw, "other"), raw=self._stop_raw)
+
+
+def map_anthropic_error(exc: BaseException, provider: str, key_hint: str = "") -> ProviderError:
+    """Translate an ``anthropic`` SDK (or transport) exception into ``ProviderError``."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        status = exc.status_code
+        detail = error_detail(exc.body) or exc.message
+        kind = json.dumps(exc.body) if exc.body is not None else ""
+        if status < 400:  # an ``event: error`` inside a 200 stream
+            transient = any(t in kind for t in _TRANSIENT_TYPES)
+            text = f"{provider}: stream error: {detail}"
+            return ProviderError(text, provider=provider, retryable=transient)
+        text = f"{provider}: HTTP {status}: {detail}"
+        if status in (401, 403) and key_hint:
+            text += f" (check the API key: {key_hint})"
+        elif status == 404:
+            text += " (check the model name and the base_url)"
+        return ProviderError(text, provider=provider, status=status, retryable=is_transient_status(status))
+    if isinstance(exc, anthropic.APIConnectionError):
+        text = f"{provider}: connection failed: {exc.message} ({cause_text(exc)})"
+        return ProviderError(text, provider=provider, retryable=True)
+    if is_transport_error(exc):
+        return ProviderError(f"{provider}: connection lost: {exc!r}", provider=provider, retryable=True)
+    return ProviderError(f"{provider}: {type(exc).__name__}: {exc}", provider=provider)
+
+
+class AnthropicProvider:
+    """A ``Provider`` for the Anthropic messages API (or a server speaking it).
+
+    ``base_url`` is the API root without ``/v1`` (the SDK adds ``/v1/messages``). The SDK's own
+    retries are off; ``retry`` governs. The SDK client is made on first use, cached per loop.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        api_key: str | None,
+        base_url: str | None = None,
+        timeout_s: float = 600.0,
+        retry: RetryPolicy | None = None,
+        key_hint: str = "",
+    ) -> None:
+        self.name = name
+        self.base_url = base_url or DEFAULT_BASE_URL
+        self._api_key = api_key or "unused"
+        self._timeout_s = timeout_s
+        self._retry = retry or RetryPolicy()
+        self._key_hint = key_hint
+        self._client: AsyncAnthropic | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    def client(self) -> AsyncAnthropic:
+        """The cached SDK client of the running event loop (made on first call)."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            from anthropic import AsyncAnthropic
+
+            self._client = AsyncAnthropic(
+                api_key=self._api_key, base_url=self.base_url, timeout=self._timeout_s, max_retries=0
+            )
+            self._client_loop = loop
+        return self._client
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        """Stream one turn (see ``Provider.stream``)."""
+        return retrying(lambda: self._attempt(request), self._retry)
+
+    async def _attempt(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        params = to_anthropic_params(request)
+        try:
+            stream = await self.client().messages.create(**params)
+        except Exception as exc:
+            raise map_anthropic_error(exc, self.name, self._key_hint) from exc
+        assembler = EventAssembler()
+        try:
+            events = aiter(stream)
+            while True:
+                try:
+                    raw = await anext(events)
+                except StopAsyncIteration:
+                    break
+                except Exception as exc:
+                    raise map_anthropic_error(exc, self.name, self._key_hint) from exc
+                for event in assembler.feed(raw):
+                    yield event
+        finally:
+            await close_quietly(stream)
+        if not assembler.stopped:
+            raise ProviderError(
+                f"{self.name}: the stream ended before message_stop (connection cut?)",
+                provider=self.name,
+                retryable=True,
+            )
+        for event in assembler.finish():
+            yield event
+
+    async def aclose(self) -> None:
+        """Close the cached SDK client (safe to call twice)."""
+        client, self._client = self._client, None
+        if client is not None and self._client_loop is asyncio.get_running_loop():
+            await client.close()
+        self._client_loop = None

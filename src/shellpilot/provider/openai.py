@@ -1,0 +1,308 @@
+"""OpenAI-compatible chat-completions provider (official ``openai`` SDK, streaming tool calls).
+
+Owns: request mapping, chunk assembly and the SDK-exception boundary for any server that speaks
+``POST {base_url}/chat/completions`` (OpenAI, Ollama, vLLM, llama.cpp, OpenRouter...).
+Must not touch: config or the environment (registry.py passes key and URL); import ``openai`` lazily.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, assert_never
+
+from shellpilot.errors import ProviderError
+from shellpilot.ids import ascending
+from shellpilot.provider.base import (
+    AssistantMessage,
+    Finish,
+    FinishReason,
+    ModelRequest,
+    ProviderEvent,
+    TextDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    parse_arguments,
+)
+from shellpilot.provider.failure import cause_text, close_quietly, error_detail, is_transport_error
+from shellpilot.provider.retry import RetryPolicy, is_transient_status, retrying
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletionChunk
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+NO_KEY = "unused"
+"""Sent as the key to servers configured without one (local servers accept anything)."""
+
+_FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "length": "length",
+    "content_filter": "other",
+}
+
+
+def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
+    """Map the request's system prompt and messages to chat-completions ``messages``.
+
+    A failed tool result is prefixed ``Error:`` (the protocol has no error flag).
+    """
+    out: list[dict[str, Any]] = []
+    if request.system:
+        out.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        if isinstance(message, UserMessage):
+            out.append({"role": "user", "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+            if message.tool_calls:
+                entry["tool_calls"] = [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                    }
+                    for call in message.tool_calls
+                ]
+            elif not message.content:
+                continue
+            out.append(entry)
+        elif isinstance(message, ToolResultMessage):
+            content = message.content
+            if message.is_error and not content.lower().startswith("error"):
+                content = f"Error: {content}"
+            out.append({"role": "tool", "tool_call_id": message.call_id, "content": content})
+        else:
+            assert_never(message)
+    return out
+
+
+def to_openai_params(request: ModelRequest, *, include_usage: bool = True) -> dict[str, Any]:
+    """The keyword arguments of ``chat.completions.create`` for a streaming request."""
+    params: dict[str, Any] = {
+        "model": request.model,
+        "messages": to_openai_messages(request),
+        "stream": True,
+    }
+    if include_usage:
+        params["stream_options"] = {"include_usage": True}
+    if request.tools:
+        params["tools"] = [
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+            }
+            for t in request.tools
+        ]
+        params["tool_choice"] = request.tool_choice
+    if request.temperature is not None:
+        params["temperature"] = request.temperature
+    if request.max_tokens is not None:
+        params["max_tokens"] = request.max_tokens
+    return params
+
+
+@dataclass
+class _Call:
+    id: str
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+    started: bool = False
+    ended: bool = False
+
+
+class ChunkAssembler:
+    """Turn chat-completion chunks into provider events, tolerating server dialects.
+
+    Handles: tool-call chunks without ids after the first (matched by ``index``), servers that
+    never send an id (one is made up), a whole call in one chunk, several calls sharing index 0
+    but with distinct ids, a missing ``finish_reason`` (inferred), missing usage.
+    """
+
+    def __init__(self) -> None:
+        self._calls: list[_Call] = []
+        self._by_index: dict[int, _Call] = {}
+        self._finish_raw: str | None = None
+        self._usage: Usage | None = None
+
+    def feed(self, chunk: ChatCompletionChunk) -> Iterator[ProviderEvent]:
+        """Events for one chunk, in order."""
+        usage = getattr(chunk, "usage", None)
+        if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
+            details = getattr(usage, "prompt_tokens_details", None)
+            self._usage = Usage(
+                input_tokens=int(usage.prompt_tokens or 0),
+                output_tokens=int(usage.completion_tokens or 0),
+                cached_input_tokens=int(getattr(details, "cached_tokens", 0) or 0),
+            )
+        for choice in chunk.choices or ():
+            if (getattr(choice, "index", 0) or 0) != 0:
+                continue
+            delta = choice.delta
+            if delta is not None:
+                if delta.content:
+                    yield TextDelta(delta.content)
+                for tool_call in delta.tool_calls or ():
+                    yield from self._tool_chunk(tool_call)
+            if choice.finish_reason:
+                self._finish_raw = choice.finish_reason
+                yield from self._end_calls()
+
+    def _tool_chunk(self, tool_call: Any) -> Iterator[ProviderEvent]:
+        index = tool_call.index if isinstance(tool_call.index, int) else 0
+        call = self._by_index.get(index)
+        new_id = tool_call.id or None
+        if call is None or call.ended or (new_id and call.id != new_id and (call.arguments or call.name)):
+            if call is not None and not call.ended:
+                yield from self._end(call)
+            call = _Call(id=new_id or ascending("call"))
+            self._by_index[index] = call
+            self._calls.append(call)
+        function = tool_call.function
+        if function is not None:
+            if function.name and not call.started:
+                call.name += function.name
+            if function.arguments:
+                call.arguments.append(function.arguments)
+        if not call.started and call.name:
+            call.started = True
+            yield ToolCallStart(call.id, call.name)
+            if call.arguments:
+                yield ToolCallDelta(call.id, "".join(call.arguments))
+        elif call.started and function is not None and function.arguments:
+            yield ToolCallDelta(call.id, function.arguments)
+
+    def _end(self, call: _Call) -> Iterator[ProviderEvent]:
+        call.ended = True
+        if not call.started:
+            call.started = True
+            yield ToolCallStart(call.id, call.name)
+        raw = "".join(call.arguments)
+        arguments, error = parse_arguments(raw)
+        yield ToolCallEnd(call.id, call.name, arguments, raw_arguments=raw, parse_error=error)
+
+    def _end_calls(self) -> Iterator[ProviderEvent]:
+        for call in self._calls:
+            if not call.ended:
+                yield from self._end(call)
+
+    def finish(self) -> Iterator[ProviderEvent]:
+        """The closing events once the stream ended: open calls, usage, then ``Finish``."""
+        yield from self._end_calls()
+        if self._usage is not None:
+            yield self._usage
+        if self._finish_raw is None:
+            yield Finish("tool_calls" if self._calls else "stop")
+        else:
+            yield Finish(_FINISH.get(self._finish_raw, "other"), raw=self._finish_raw)
+
+
+def map_openai_error(exc: BaseException, provider: str, key_hint: str = "") -> ProviderError:
+    """Translate an ``openai`` SDK (or transport) exception into ``ProviderError``."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        detail = error_detail(exc.body) or exc.message
+        text = f"{provider}: HTTP {status}: {detail}"
+        if status in (401, 403) and key_hint:
+            text += f" (check the API key: {key_hint})"
+        elif status == 404:
+            text += " (check the model name and the base_url)"
+        return ProviderError(text, provider=provider, status=status, retryable=is_transient_status(status))
+    if isinstance(exc, openai.APIConnectionError):
+        text = f"{provider}: connection failed: {exc.message} ({cause_text(exc)})"
+        return ProviderError(text, provider=provider, retryable=True)
+    if isinstance(exc, openai.APIError):
+        detail = error_detail(exc.body) or exc.message
+        kind = json.dumps(exc.body) if exc.body is not None else ""
+        transient = any(word in kind for word in ("server_error", "overloaded", "rate_limit"))
+        return ProviderError(f"{provider}: stream error: {detail}", provider=provider, retryable=transient)
+    if is_transport_error(exc):
+        return ProviderError(f"{provider}: connection lost: {exc!r}", provider=provider, retryable=True)
+    return ProviderError(f"{provider}: {type(exc).__name__}: {exc}", provider=provider)
+
+
+class OpenAIProvider:
+    """A ``Provider`` for one OpenAI-compatible endpoint.
+
+    ``base_url`` includes the API prefix (``http://localhost:11434/v1``). The SDK's own retries
+    are off; ``retry`` governs (transient errors before any output). ``key_hint`` names where
+    the key came from, for 401 messages. The SDK client is made on first use and cached per
+    event loop. ``include_usage`` asks for a final usage chunk (``stream_options``).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        api_key: str | None,
+        base_url: str | None = None,
+        timeout_s: float = 600.0,
+        retry: RetryPolicy | None = None,
+        key_hint: str = "",
+        include_usage: bool = True,
+    ) -> None:
+        self.name = name
+        self.base_url = base_url or DEFAULT_BASE_URL
+        self._api_key = api_key or NO_KEY
+        self._timeout_s = timeout_s
+        self._retry = retry or RetryPolicy()
+        self._key_hint = key_hint
+        self._include_usage = include_usage
+        self._client: AsyncOpenAI | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+
+    def client(self) -> AsyncOpenAI:
+        """The cached SDK client of the running event loop (made on first call)."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            from openai import AsyncOpenAI
+
+            self._client = AsyncOpenAI(
+                api_key=self._api_key, base_url=self.base_url, timeout=self._timeout_s, max_retries=0
+            )
+            self._client_loop = loop
+        return self._client
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        """Stream one turn (see ``Provider.stream``)."""
+        return retrying(lambda: self._attempt(request), self._retry)
+
+    async def _attempt(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        params = to_openai_params(request, include_usage=self._include_usage)
+        try:
+            stream = await self.client().chat.completions.create(**params)
+        except Exception as exc:
+            raise map_openai_error(exc, self.name, self._key_hint) from exc
+        assembler = ChunkAssembler()
+        try:
+            chunks = aiter(stream)
+            while True:
+                try:
+                    chunk = await anext(chunks)
+                except StopAsyncIteration:
+                    break
+                except Exception as exc:
+                    raise map_openai_error(exc, self.name, self._key_hint) from exc
+                for event in assembler.feed(chunk):
+                    yield event
+        finally:
+            await close_quietly(stream)
+        for event in assembler.finish():
+            yield event
+
+    async def aclose(self) -> None:
+        """Close the cached SDK client (safe to call twice)."""
+        client, self._client = self._client, None
+        if client is not None and self._client_loop is asyncio.get_running_loop():
+            await client.close()
+        self._client_loop = None
