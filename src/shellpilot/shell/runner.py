@@ -61,7 +61,8 @@ class ShellResult:
     is the model-facing text (truncated, cleaned, notes in ``<shell_metadata>``);
     ``output_path`` the byte-exact full output when ``truncated``; ``total_bytes`` raw
     bytes; ``duration_ms`` wall time; ``background_pids`` processes of the command's
-    group still running after it returned; ``preview`` the last live preview text.
+    group still running after it returned; ``preview`` the last live preview text;
+    ``pid`` the shell's pid (= its process group and session id; None if never started).
     """
 
     exit_code: int | None
@@ -79,6 +80,7 @@ class ShellResult:
     total_lines: int = 0
     preview: str = ""
     notes: list[str] = field(default_factory=list)
+    pid: int | None = None
 
     @property
     def success(self) -> bool:
@@ -249,6 +251,7 @@ async def run(
     outcome: RunOutcome | None = None
     background: list[int] = []
     returncode: int | None = None
+    pid: int | None = None
     if abort is not None and abort.is_set():
         outcome = RunOutcome.ABORTED
     else:
@@ -315,4 +318,5 @@ async def run(
         total_lines=captured.total_lines,
         preview=final_preview,
         notes=notes,
+        pid=pid,
     )
