@@ -317,3 +317,26 @@ async def test_quoted_values_reach_the_shell_unchanged(project: Path, form: str)
     out = await expand(cmd(f"[{form}]"), value, ctx_for(project))
     assert out.text == f"[{value}]"
     assert not (project / "x").exists() and not (project / "y").exists()
+
+
+async def test_default_scanner_and_runner(project: Path) -> None:
+    """No seams: the real scanner builds the asks and the real runner runs the block."""
+    ask = Recorder()
+    ctx = ExpandContext(project_dir=project, ask=ask)
+    out = await expand(cmd("Files: !`ls -a $1` / !`echo $ARGUMENTS; exit 4`"), "don't $(touch p)", ctx)
+    assert not (project / "p").exists()
+    assert [c[0] for c in ask.calls] == ["bash", "bash"]
+    assert ask.calls[0][1] == ["ls -a 'don t $(touch p)'"] and ask.calls[0][2] == ["ls *"]
+    assert out.blocks[0].status == "failed" and out.blocks[1].status == "failed"
+    assert out.blocks[1].exit_code == 4
+    assert out.text.endswith("/ don't $(touch p)\n\n<shell_metadata>\nExit code: 4.\n</shell_metadata>")
+
+
+async def test_default_scanner_asks_for_outside_dirs(project: Path, tmp_path: Path) -> None:
+    ask = Recorder()
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    ctx = ExpandContext(project_dir=project, ask=ask)
+    await expand(cmd(f"!`ls {outside}`"), "", ctx)
+    assert ask.calls[0] == ("external_directory", [f"{outside}/*"], [f"{outside}/*"])
+    assert ask.calls[1][0] == "bash"

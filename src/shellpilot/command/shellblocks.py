@@ -10,10 +10,13 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from shellpilot.errors import PermissionDenied, PermissionRejected, ShellpilotError
 from shellpilot.tool.base import Ask
+
+if TYPE_CHECKING:
+    from shellpilot.config.model import Config
 
 DEFAULT_BLOCK_TIMEOUT_MS = 30_000
 """Timeout of one shell block, in ms (the seed had none, spec §7 item 8)."""
@@ -37,12 +40,17 @@ class BlockCheck:
 
 @dataclass(frozen=True)
 class BlockRun:
-    """What running a block produced: merged stdout+stderr and how it ended."""
+    """What running a block produced: merged stdout+stderr and how it ended.
+
+    ``annotated``: the output already says how the command ended (the runner's
+    ``<shell_metadata>`` notes: exit code, timeout, truncation), so nothing is added.
+    """
 
     output: str
     exit_code: int | None
     timed_out: bool = False
     aborted: bool = False
+    annotated: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,11 +64,15 @@ class BlockReport:
     check: BlockCheck | None = None
     reason: str = ""
     timeout_ms: int = DEFAULT_BLOCK_TIMEOUT_MS
+    annotated: bool = False
 
     def inline(self) -> str:
-        """Output (trailing newlines dropped); failures add ``[exit code N]`` and go on."""
+        """Output (trailing newlines dropped); failures add ``[exit code N]`` unless the
+        runner's notes already say how it ended."""
         out = self.output.rstrip("\n")
         note: str | None = None
+        if self.annotated and self.status in ("ok", "failed", "timed_out", "aborted"):
+            return out
         if self.status == "failed":
             note = f"[exit code {self.exit_code}]" if self.exit_code is not None else f"[{self.reason}]"
         elif self.status == "timed_out":
@@ -95,24 +107,32 @@ def scan_block(command: str, project_dir: Path, shell: str = "bash") -> BlockChe
     result = scan(command, cwd=project_dir, project_dir=project_dir, shell=shell)
     if result.unknown or not result.patterns:
         return BlockCheck([command], [command], list(result.dirs), [], True)
-    read_only: list[str] = []
-    try:
-        from shellpilot.permission.readonly import is_read_only
+    from shellpilot.permission.readonly import is_read_only
 
-        read_only = [c.text for c in result.commands if is_read_only(list(c.argv))]
-    except ImportError:  # the permission engine has not landed: nothing is read-only
-        read_only = []
+    read_only = [
+        c.text
+        for c in result.commands
+        if is_read_only(list(c.argv), cwd=project_dir, project_dir=project_dir, text=c.text)
+    ]
     return BlockCheck(list(result.patterns), list(result.always), list(result.dirs), read_only)
 
 
-def runner_for(config: object | None = None) -> RunFn:
-    """A ``RunFn`` over ``shellpilot.shell.runner.run`` using ``config`` (shell, limits)."""
+def runner_for(config: Config | None = None) -> RunFn:
+    """A ``RunFn`` over ``shellpilot.shell.runner.run``: the configured shell, and output
+    limited like a tool's (config ``tool_output``: lines and bytes, tail kept)."""
 
     async def run(command: str, cwd: Path, timeout_ms: int, abort: asyncio.Event | None) -> BlockRun:
-        from shellpilot.shell import runner
+        from shellpilot.shell.output import OutputLimits
+        from shellpilot.shell.runner import run as run_shell
 
-        result = await runner.run(command, cwd=cwd, timeout_ms=timeout_ms, abort=abort, config=config)
-        return BlockRun(result.output, result.exit_code, result.timed_out, result.aborted)
+        limits = OutputLimits()
+        if config is not None:
+            limits = OutputLimits(config.tool_output.max_lines, config.tool_output.max_bytes)
+        result = await run_shell(
+            command, cwd=cwd, timeout_ms=timeout_ms, abort=abort, limits=limits, config=config
+        )
+        annotated = "<shell_metadata>" in result.output
+        return BlockRun(result.output, result.exit_code, result.timed_out, result.aborted, annotated)
 
     return run
 
@@ -158,4 +178,6 @@ async def run_block(
         status = "aborted"
     elif done.exit_code != 0:
         status = "failed"
-    return BlockReport(command, status, done.output, done.exit_code, checked, timeout_ms=timeout_ms)
+    return BlockReport(
+        command, status, done.output, done.exit_code, checked, timeout_ms=timeout_ms, annotated=done.annotated
+    )

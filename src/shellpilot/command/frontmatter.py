@@ -1,0 +1,126 @@
+"""YAML frontmatter of markdown command and skill files, read leniently.
+
+Owns: splitting ``---`` frontmatter from the body and the three readings (strict YAML,
+the unquoted-colon sanitiser, key by key). Must not touch: what the keys mean.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from shellpilot.command.diagnostics import LoadWarning
+
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*))?$")
+
+
+class FrontmatterError(Exception):
+    """The frontmatter cannot be used at all; ``line`` is 1-based in the file."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A markdown file's frontmatter data and body (``body_line``: 1-based start)."""
+
+    data: dict[str, Any]
+    body: str
+    body_line: int = 1
+    warnings: list[LoadWarning] = field(default_factory=list)
+
+
+def _load(text: str) -> Any:
+    return yaml.load(text, Loader=_LOADER)  # a safe loader (C if available)
+
+
+def sanitise(text: str) -> str:
+    """Rewrite unindented ``key: value`` lines whose value holds a ``:`` as block scalars.
+
+    Values that are empty, ``|``/``>`` or already quoted, comments, blank and indented
+    lines are left alone (spec §4.1, the seed's fallback for ``description: a: b``).
+    """
+    out: list[str] = []
+    for line in text.split("\n"):
+        match = _KEY_LINE.match(line)
+        value = (match.group(2) or "").strip() if match else ""
+        if match and value and value not in ("|", ">", "|-", ">-") and value[0] not in "\"'" and ":" in value:
+            out.append(f"{match.group(1)}: |-")
+            out.append(f"  {value}")
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def _key_by_key(text: str) -> dict[str, Any]:
+    """Third reading: each top-level key with its indented lines on its own; a value that
+    does not parse stays a string."""
+    chunks: list[tuple[str, list[str]]] = []
+    for line in text.split("\n"):
+        match = _KEY_LINE.match(line)
+        if match:
+            chunks.append((match.group(1), [line]))
+        elif chunks and (line.startswith((" ", "\t", "-")) or not line.strip()):
+            chunks[-1][1].append(line)
+    data: dict[str, Any] = {}
+    for key, lines in chunks:
+        try:
+            loaded = _load("\n".join(lines))
+            data[key] = loaded[key] if isinstance(loaded, dict) and key in loaded else None
+        except yaml.YAMLError:
+            first = _KEY_LINE.match(lines[0])
+            rest = [(first.group(2) or "") if first else ""] + [ln.strip() for ln in lines[1:]]
+            data[key] = "\n".join(x for x in rest if x).strip()
+    return data
+
+
+def _error_line(exc: yaml.YAMLError) -> int:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return (mark.line + 2) if mark is not None else 1  # +1 for 0-based, +1 for the `---` line
+
+
+def parse_markdown(text: str, path: str) -> Parsed:
+    """Split and parse a markdown file with optional ``---`` YAML frontmatter.
+
+    Readings in turn: strict YAML; the sanitiser (``sanitise``); key by key. A lenient
+    reading adds a warning naming ``path`` and the line of the YAML error. Raises
+    FrontmatterError when the frontmatter is unterminated, not a mapping, or nothing
+    could be read from it.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not (text.startswith("---\n") or text.startswith("---\r\n") or text.rstrip() == "---"):
+        return Parsed({}, text.strip())
+    lines = text.split("\n")
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), -1)
+    if end < 0:
+        raise FrontmatterError("frontmatter starts with --- but never ends", 1)
+    raw = "\n".join(line.rstrip("\r") for line in lines[1:end])
+    body = "\n".join(lines[end + 1 :]).strip()
+    warnings: list[LoadWarning] = []
+    try:
+        data = _load(raw)
+    except yaml.YAMLError as exc:
+        line = _error_line(exc)
+        reason = str(getattr(exc, "problem", None) or "invalid YAML")
+        try:
+            data = _load(sanitise(raw))
+            how = "colons quoted"
+        except yaml.YAMLError:
+            data = _key_by_key(raw)
+            how = "read key by key"
+            if not data:
+                raise FrontmatterError(f"frontmatter is not valid YAML: {reason}", line) from None
+        warnings.append(LoadWarning(f"frontmatter is not valid YAML ({reason}); {how}", path, line))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise FrontmatterError("frontmatter must be a mapping of keys to values", 2)
+    return Parsed({str(k): v for k, v in data.items()}, body, end + 2, warnings)

@@ -1,0 +1,245 @@
+"""All slash commands of one project, by name, with precedence and collision warnings.
+
+Owns: which source wins a name, the qualified names (``<server>:<prompt>``,
+``skill:<name>``, aliases) and lookup. Must not touch: expansion or file formats.
+
+Precedence (later wins): builtins < user config dir ``command(s)/`` < config ``command``
+entries < project ``.gemini/commands`` < ``.claude/commands`` < ``.opencode/command(s)``
+< ``.shellpilot/command(s)`` < MCP prompts. Skills and aliases only take free names.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from shellpilot.command.diagnostics import LoadWarning
+from shellpilot.command.hints import hints
+from shellpilot.command.model import Command, PromptFetcher
+from shellpilot.command.sources import (
+    Loaded,
+    builtin_commands,
+    config_commands,
+    load_gemini_dir,
+    load_markdown_dir,
+)
+from shellpilot.config.load import LoadedConfig
+from shellpilot.config.model import Config
+from shellpilot.errors import CommandNotFound
+from shellpilot.mcp.manager import McpManager, McpPrompt, bind_arguments
+from shellpilot.skill.discovery import Skill, discover_skills, skill_dirs
+
+
+def _skill_command(skill: Skill) -> Command:
+    template = skill.template()
+    return Command(
+        name=skill.name,
+        description=skill.description,
+        source="skill",
+        template=template,
+        hints=hints(template),
+        origin=str(skill.path),
+    )
+
+
+def _file_sources(project: Path) -> list[tuple[Path, str]]:
+    """Command directories after the config entries, weakest first, with their format."""
+    dirs: list[tuple[Path, str]] = [(project / ".gemini" / "commands", "gemini")]
+    dirs.append((project / ".claude" / "commands", "claude"))
+    dirs += [(project / ".opencode" / d, "opencode") for d in ("command", "commands")]
+    dirs += [(project / ".shellpilot" / d, "shellpilot") for d in ("command", "commands")]
+    return dirs
+
+
+def _load_dir(path: Path, flavour: str) -> Loaded:
+    if flavour == "gemini":
+        return load_gemini_dir(path)
+    if flavour == "claude":
+        return load_markdown_dir(path, "claude")
+    if flavour == "opencode":
+        return load_markdown_dir(path, "opencode")
+    return load_markdown_dir(path, "shellpilot")
+
+
+class CommandRegistry:
+    """Commands of one project, loaded once and cached (seed: Command state()).
+
+    ``config`` may be a ``Config`` or a ``LoadedConfig`` (whose file list lets config
+    entries name the file they came from). ``config_dir`` is the user config dir
+    (None: no user-level commands or skills). ``mcp`` is a manager to list prompts from;
+    when None and ``config.mcp`` has enabled servers, the registry makes and owns one
+    (close it with ``aclose()`` or ``async with``). ``get``/``list`` are async because
+    MCP servers start on first use; ``load_files`` is the synchronous file-only part.
+    """
+
+    def __init__(
+        self,
+        project_dir: str | Path,
+        config: Config | LoadedConfig,
+        *,
+        config_dir: str | Path | None = None,
+        mcp: McpManager | None = None,
+    ) -> None:
+        self.project_dir = Path(project_dir).resolve()
+        if isinstance(config, LoadedConfig):
+            self.config, self._sources = config.config, list(config.sources)
+            config_dir = config_dir if config_dir is not None else config.config_dir
+        else:
+            self.config, self._sources = config, []
+        self.config_dir = Path(config_dir) if config_dir is not None else None
+        self._owns_mcp = mcp is None and any(c.enabled for c in self.config.mcp.values())
+        self._mcp = McpManager(self.config.mcp, cwd=self.project_dir) if self._owns_mcp else mcp
+        self._names: dict[str, Command] | None = None
+        self._qualified: dict[str, Command] = {}
+        self._files: tuple[list[Loaded], list[Command], list[LoadWarning]] | None = None
+        self._file_warnings: list[LoadWarning] = []
+        self._mcp_loaded = False
+
+    # -- loading -----------------------------------------------------------------------
+
+    def _claim(self, names: dict[str, Command], command: Command, *, override: bool = True) -> None:
+        old = names.get(command.name)
+        if old is None:
+            names[command.name] = command
+            return
+        if override:
+            self._file_warnings.append(
+                LoadWarning(f'command "{command.name}" from {command.origin} overrides {old.origin}')
+            )
+            names[command.name] = command
+        else:
+            self._file_warnings.append(
+                LoadWarning(
+                    f'{command.source} "{command.name}" from {command.origin} is shadowed by {old.origin}'
+                    + (f"; use /{self._qualified_name(command)}" if self._qualified_name(command) else "")
+                )
+            )
+
+    @staticmethod
+    def _qualified_name(command: Command) -> str | None:
+        if command.source == "skill":
+            return f"skill:{command.name}"
+        if command.source == "mcp":
+            return f"{command.origin.removeprefix('mcp:')}:{command.name}"
+        return None
+
+    def _read_files(self) -> tuple[list[Loaded], list[Command], list[LoadWarning]]:
+        """Every file-backed source, weakest first, plus the skills (read once, cached)."""
+        if self._files is None:
+            layers: list[Loaded] = [Loaded(commands=builtin_commands(self.project_dir))]
+            if self.config_dir is not None:
+                for d in ("command", "commands"):
+                    layers.append(load_markdown_dir(self.config_dir / d, "shellpilot"))
+            layers.append(config_commands(self.config, self._sources))
+            layers += [_load_dir(path, flavour) for path, flavour in _file_sources(self.project_dir)]
+            skills, skill_warnings = discover_skills(skill_dirs(self.project_dir, self.config_dir))
+            self._files = (layers, [_skill_command(s) for s in skills], skill_warnings)
+        return self._files
+
+    def _build(self, prompts: list[McpPrompt]) -> dict[str, Command]:
+        layers, skills, skill_warnings = self._read_files()
+        self._file_warnings = []
+        names: dict[str, Command] = {}
+        qualified: dict[str, Command] = {}
+        for layer in layers:
+            self._file_warnings.extend(layer.warnings)
+            for command in layer.commands:
+                self._claim(names, command)
+        for prompt in prompts:
+            command = self._mcp_command(prompt)
+            qualified[f"{prompt.server}:{prompt.name}"] = command
+            self._claim(names, command)
+        self._file_warnings.extend(skill_warnings)
+        for command in skills:
+            qualified[f"skill:{command.name}"] = command
+            self._claim(names, command, override=False)
+        for command in list(names.values()):
+            for alias in command.aliases:
+                if alias not in names and alias not in qualified:
+                    qualified[alias] = command
+        self._names, self._qualified = names, qualified
+        return names
+
+    def load_files(self) -> dict[str, Command]:
+        """Builtins, config entries, command files and skills, without MCP prompts (sync)."""
+        if self._names is None:
+            self._build([])
+        assert self._names is not None
+        return self._names
+
+    def _mcp_command(self, prompt: McpPrompt) -> Command:
+        manager = self._mcp
+        assert manager is not None
+        specs = prompt.arguments
+
+        async def fetch(raw: str) -> str:
+            bound = bind_arguments(prompt.name, specs, raw)
+            return await manager.get_prompt(prompt.server, prompt.name, bound)
+
+        fetcher: PromptFetcher = fetch
+        return Command(
+            name=prompt.name,
+            description=prompt.description,
+            source="mcp",
+            template=fetcher,
+            hints=[f"${i}" for i in range(1, len(specs) + 1)],
+            origin=f"mcp:{prompt.server}",
+            arguments=list(specs),
+        )
+
+    async def load(self) -> dict[str, Command]:
+        """Everything, MCP prompts included (servers start here, once per load)."""
+        if self._mcp is not None and self._mcp.configured and not self._mcp_loaded:
+            self._mcp_loaded = True
+            return self._build(await self._mcp.prompts())
+        return self.load_files()
+
+    # -- queries -----------------------------------------------------------------------
+
+    @property
+    def warnings(self) -> list[LoadWarning]:
+        """Load warnings so far: broken files, collisions, servers that failed."""
+        extra = list(self._mcp.warnings) if self._mcp is not None else []
+        return self._file_warnings + extra
+
+    async def list(self) -> list[Command]:
+        """Reachable commands sorted by name: each short name, plus the qualified names
+        (``server:prompt``, ``skill:name``) of prompts and skills whose short name is taken."""
+        names = await self.load()
+        result = dict(names)
+        for qualified, command in self._qualified.items():
+            if command.source in ("mcp", "skill") and names.get(command.name) is not command:
+                result[qualified] = command.model_copy(update={"name": qualified})
+        return [result[n] for n in sorted(result)]
+
+    async def get(self, name: str) -> Command:
+        """The command called ``name`` (a leading ``/`` is ignored).
+
+        Short names first, then ``<server>:<prompt>``, ``skill:<name>`` and aliases.
+        Raises CommandNotFound with up to three close matches.
+        """
+        names = await self.load()
+        key = name.removeprefix("/")
+        found = names.get(key) or self._qualified.get(key)
+        if found is not None:
+            return found
+        candidates = list(names) + list(self._qualified)
+        raise CommandNotFound(key, difflib.get_close_matches(key, candidates, n=3, cutoff=0.5))
+
+    def reload(self) -> None:
+        """Forget what was loaded; the next query reads files (and MCP prompts) again."""
+        self._names = None
+        self._files = None
+        self._qualified = {}
+        self._mcp_loaded = False
+
+    async def aclose(self) -> None:
+        """Stop the MCP servers this registry started (not a manager passed in)."""
+        if self._owns_mcp and self._mcp is not None:
+            await self._mcp.aclose()
+
+    async def __aenter__(self) -> CommandRegistry:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

@@ -1,0 +1,89 @@
+"""Shared pieces of the command sources: the result type, file walking, field coercion.
+
+Owns: ``Loaded``, ``walk_files`` and the typed readers of frontmatter values.
+Must not touch: any one format's rules (markdown.py, gemini.py).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from shellpilot.command.diagnostics import LoadWarning
+from shellpilot.command.model import Command
+
+
+@dataclass
+class Loaded:
+    """Commands read from one source, in a stable order, plus what went wrong."""
+
+    commands: list[Command] = field(default_factory=list)
+    warnings: list[LoadWarning] = field(default_factory=list)
+
+    def extend(self, other: Loaded) -> None:
+        """Append ``other``'s commands and warnings."""
+        self.commands.extend(other.commands)
+        self.warnings.extend(other.warnings)
+
+
+def walk_files(root: Path, suffix: str) -> list[tuple[str, Path]]:
+    """``(name, path)`` for every file under ``root`` ending in ``suffix``, sorted by name.
+
+    ``name`` is the relative path without the suffix, ``/``-separated (``git/commit``).
+    A missing ``root`` yields nothing.
+    """
+    found: list[tuple[str, Path]] = []
+    base = str(root)
+    for current, dirs, files in os.walk(base):
+        dirs.sort()
+        rel = os.path.relpath(current, base)
+        prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        for file in files:
+            if file.endswith(suffix) and len(file) > len(suffix):
+                found.append((prefix + file[: -len(suffix)], Path(current, file)))
+    found.sort(key=lambda item: item[0])
+    return found
+
+
+def read_text(path: Path) -> str | LoadWarning:
+    """The file's UTF-8 text, or a warning saying why it could not be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        return LoadWarning(f"skipped: not UTF-8 text (byte {exc.start})", str(path))
+    except OSError as exc:
+        return LoadWarning(f"skipped: cannot read ({exc.strerror})", str(path))
+
+
+def text_field(data: dict[str, Any], key: str, path: str, warnings: list[LoadWarning]) -> str | None:
+    """A string value; numbers and booleans are written as text; lists and maps are ignored."""
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value.strip() if isinstance(value, str) and value.strip() else None
+    if isinstance(value, int | float | bool):
+        return str(value)
+    warnings.append(LoadWarning(f'"{key}" must be text; ignored', path))
+    return None
+
+
+def bool_field(data: dict[str, Any], key: str, path: str, warnings: list[LoadWarning]) -> bool | None:
+    """A boolean value; ``"true"``/``"false"`` strings are accepted; anything else is ignored."""
+    value = data.get(key)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no"):
+        return value.strip().lower() in ("true", "yes")
+    warnings.append(LoadWarning(f'"{key}" must be true or false, got {value!r}; ignored', path))
+    return None
+
+
+def list_field(data: dict[str, Any], key: str) -> list[str]:
+    """A list of strings; a comma-separated string is split (Claude's ``allowed-tools``)."""
+    value = data.get(key)
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, list):
+        return [str(item) for item in value]
+    return []
