@@ -1,9 +1,178 @@
-"""CLI sub-command module (session_cmd); filled in by its issue."""
+"""``shellpilot session list|show|export|delete``: look at and manage stored sessions.
+
+Owns: those sub-commands and how a conversation is rendered in a terminal.
+Must not touch: what is stored (SessionService/SessionStore); output is shown as stored.
+"""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from shellpilot.session.models import MessageWithParts, Part
+
+session_app = typer.Typer(help="List, show, export and delete sessions.", no_args_is_help=True)
+
+_DATA_DIR_HELP = "Where sessions are stored (default: $SHELLPILOT_DATA_DIR or the platform's)."
+
+
+def _when(ms: int | None) -> str:
+    if ms is None:
+        return "-"
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console(soft_wrap=True, highlight=False)
+
+
+def _render_part(console: Console, part: Part) -> None:
+    from rich.text import Text
+
+    if part.type == "text":
+        style = "dim italic" if part.synthetic else ""
+        console.print(Text(part.text, style=style))
+    elif part.type == "tool":
+        state = part.state
+        command = state.input.get("command")
+        head = f"$ {command}" if part.tool == "bash" and command is not None else f"{part.tool} {state.input}"
+        console.print(Text(head, style="bold cyan"))
+        meta: dict[str, Any] = dict(getattr(state, "metadata", {}))
+        if state.status == "completed":
+            console.print(Text(state.output))
+            bits = [f"exit {meta.get('exit')}" if meta.get("exit") is not None else None]
+            if meta.get("signal") is not None:
+                bits.append(f"signal {meta['signal']}")
+            if meta.get("truncated") and meta.get("output_path"):
+                bits.append(f"full output: {meta['output_path']}")
+            line = " · ".join(b for b in bits if b)
+            if line:
+                console.print(Text(f"[{line}]", style="dim"))
+        elif state.status == "error":
+            if meta.get("output"):
+                console.print(Text(str(meta["output"])))
+            console.print(Text(f"[error: {state.error}]", style="red"))
+        elif state.status == "running":
+            if meta.get("output"):
+                console.print(Text(str(meta["output"])))
+            console.print(Text("[running]", style="yellow"))
+        else:
+            console.print(Text("[pending]", style="yellow"))
+    elif part.type == "file":
+        console.print(Text(f"[file] {part.filename or part.path or part.url}", style="magenta"))
+    elif part.type == "agent":
+        console.print(Text(f"[agent] @{part.name}", style="magenta"))
+    elif part.type == "subtask":
+        console.print(Text(f"[subtask @{part.agent}] {part.description or part.prompt}", style="magenta"))
+
+
+def _render_message(console: Console, item: MessageWithParts) -> None:
+    from rich.text import Text
+
+    info = item.info
+    head = f"── {info.role}"
+    if info.role == "assistant":
+        head += f" ({info.agent}{', ' + info.model if info.model else ''})"
+    head += f" · {_when(info.created_ms)}"
+    console.print(Text(head, style="bold"))
+    for part in item.parts:
+        _render_part(console, part)
+    if info.role == "assistant" and info.error is not None:
+        console.print(Text(f"[{info.error.name}: {info.error.message}]", style="red"))
+    console.print()
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the top-level app."""
+    """Add ``shellpilot session ...`` to the top-level app."""
+    app.add_typer(session_app, name="session")
+
+
+@session_app.command("list")
+def list_sessions(
+    directory: Annotated[
+        Path | None, typer.Option("--dir", "-d", help="Project directory (default: cwd).")
+    ] = None,
+    all_projects: Annotated[bool, typer.Option("--all", "-a", help="Sessions of every project.")] = False,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP)] = None,
+) -> None:
+    """List the sessions of a project, most recent first: id, title, updated, messages."""
+    from rich.table import Table
+
+    from shellpilot.cli.context import open_context
+
+    with open_context(directory=directory, data_dir=data_dir) as ctx:
+        rows = ctx.sessions.list(None if all_projects else ctx.project_dir)
+        console = _console()
+        if not rows:
+            where = "any project" if all_projects else str(ctx.project_dir)
+            console.print(f"No sessions for {where}.", markup=False)
+            return
+        table = Table(title=None if all_projects else str(ctx.project_dir))
+        for name in ("id", "title", "updated", "messages"):
+            table.add_column(name, no_wrap=name == "id", justify="right" if name == "messages" else "left")
+        if all_projects:
+            table.add_column("project")
+        for row in rows:
+            s = row.session
+            cells = [s.id, s.title, _when(s.updated_ms), str(row.message_count)]
+            if all_projects:
+                cells.append(s.project_dir)
+            table.add_row(*cells)
+        console.print(table)
+
+
+@session_app.command("show")
+def show_session(
+    session_id: Annotated[str, typer.Argument(help="The session id (ses_...).")],
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP)] = None,
+) -> None:
+    """Show a session's conversation, tool calls with their output as stored."""
+    from rich.text import Text
+
+    from shellpilot.cli.context import open_context
+
+    with open_context(data_dir=data_dir) as ctx:
+        session = ctx.sessions.get(session_id)
+        console = _console()
+        console.print(Text(f"{session.title}  ({session.id})", style="bold"))
+        console.print(Text(f"{session.project_dir} · updated {_when(session.updated_ms)}", style="dim"))
+        console.print()
+        for item in ctx.sessions.messages(session_id):
+            _render_message(console, item)
+
+
+@session_app.command("export")
+def export_session(
+    session_id: Annotated[str, typer.Argument(help="The session id (ses_...).")],
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP)] = None,
+) -> None:
+    """Print a session and all its messages and parts as JSON."""
+    from shellpilot.cli.context import open_context
+    from shellpilot.storage.store import export_json
+
+    with open_context(data_dir=data_dir) as ctx:
+        session = ctx.sessions.get(session_id)
+        sys.stdout.write(export_json(session, ctx.sessions.messages(session_id)) + "\n")
+
+
+@session_app.command("delete")
+def delete_session(
+    session_id: Annotated[str, typer.Argument(help="The session id (ses_...).")],
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP)] = None,
+) -> None:
+    """Delete a session with its messages, parts and child sessions."""
+    from shellpilot.cli.context import open_context
+
+    with open_context(data_dir=data_dir) as ctx:
+        ctx.sessions.delete(session_id)
+        sys.stdout.write(f"Deleted {session_id}\n")

@@ -1,9 +1,173 @@
-"""CLI sub-command module (shell_cmd); filled in by its issue."""
+"""``shellpilot shell "CMD"``: run the user's command in a session, echo it live, exit with its code.
+
+Owns: the shell sub-command (options, session choice, Ctrl-C, exit status, footer).
+Must not touch: recording (SessionService.shell does it); nothing heavy is imported at module level.
+"""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+
+if TYPE_CHECKING:
+    from shellpilot.cli.context import CliContext
+    from shellpilot.cli.echo import LiveEcho
+    from shellpilot.session.models import Session, ToolPart
+
+EXIT_ABORTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as a shell reports it."""
+
+
+def exit_status(part: ToolPart, *, signal_received: int | None = None) -> int:
+    """The CLI's exit status for a finished user-shell part.
+
+    The command's own exit code; 128 + signal when it was killed by one; 128 + the
+    signal the CLI received (SIGINT: 130) when the user cancelled; 1 if it never ran.
+    """
+    state = part.state
+    meta: dict[str, Any] = dict(getattr(state, "metadata", {}))
+    if state.status != "completed":
+        return EXIT_ABORTED if signal_received is not None else 1
+    if meta.get("aborted"):
+        return 128 + (signal_received or 2)
+    exit_code = meta.get("exit")
+    if isinstance(exit_code, int):
+        return exit_code
+    sig = meta.get("signal")
+    if isinstance(sig, int):
+        return 128 + sig
+    return 1
+
+
+def _title(command: str) -> str:
+    line = " ".join(command.split())
+    return line if len(line) <= 60 else line[:57] + "..."
+
+
+def _pick_session(ctx: CliContext, session_id: str | None, cont: bool, command: str) -> Session:
+    from shellpilot.errors import UsageError
+
+    if session_id and cont:
+        raise UsageError("Use either --session ID or --continue, not both.")
+    if session_id:
+        return ctx.sessions.get(session_id)
+    if cont:
+        latest = ctx.sessions.latest(ctx.project_dir)
+        if latest is not None:
+            return latest
+    return ctx.sessions.create(ctx.project_dir, title=_title(command))
+
+
+async def _run(
+    ctx: CliContext, session: Session, command: str, timeout: int | None, echo: LiveEcho
+) -> tuple[int, ToolPart]:
+    import asyncio
+    import signal
+
+    loop = asyncio.get_running_loop()
+    received: list[int] = []
+    cancels: list[asyncio.Task[None]] = []
+
+    def on_signal(signum: int) -> None:
+        if received:
+            return  # already cancelling; the runner forces the kill after its grace period
+        received.append(signum)
+        sys.stderr.write("\nshellpilot: cancelling the command...\n")
+        sys.stderr.flush()
+        cancels.append(loop.create_task(ctx.run_state.cancel(session.id)))
+
+    handled = (signal.SIGINT, signal.SIGTERM)
+    for signum in handled:
+        loop.add_signal_handler(signum, on_signal, signum)
+    try:
+        _, part = await ctx.sessions.shell(
+            session.id, command, timeout_ms=timeout, on_output=echo.preview, on_data=echo.data
+        )
+    finally:
+        for signum in handled:
+            loop.remove_signal_handler(signum)
+        for task in cancels:
+            await task
+    echo.finish(str(getattr(part.state, "metadata", {}).get("output") or ""))
+    return exit_status(part, signal_received=received[0] if received else None), part
+
+
+def _footer(session: Session, part: ToolPart, code: int, echo: LiveEcho) -> None:
+    if not echo.ends_with_newline:
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    if not sys.stderr.isatty():
+        return
+    meta: dict[str, Any] = dict(getattr(part.state, "metadata", {}))
+    bits = [f"exit {code}", f"session {session.id}"]
+    if meta.get("duration_ms") is not None:
+        bits.insert(1, f"{meta['duration_ms'] / 1000:.1f} s")
+    sys.stderr.write("\x1b[2m── " + " · ".join(bits) + "\x1b[0m\n")
+    if meta.get("truncated") and meta.get("output_path"):
+        sys.stderr.write(f"\x1b[2m   full output: {meta['output_path']}\x1b[0m\n")
+    sys.stderr.flush()
+
+
+def run_shell(
+    command: str,
+    *,
+    session_id: str | None = None,
+    cont: bool = False,
+    directory: str | None = None,
+    timeout: int | None = None,
+    data_dir: str | None = None,
+) -> int:
+    """Run ``command`` for the CLI and return the process exit status (see ``exit_status``)."""
+    import asyncio
+
+    from shellpilot.cli.context import open_context
+    from shellpilot.cli.echo import LiveEcho
+
+    with open_context(directory=directory, data_dir=data_dir) as ctx:
+        session = _pick_session(ctx, session_id, cont, command)
+        echo = LiveEcho(sys.stdout, getattr(sys.stdout, "buffer", None))
+        code, part = asyncio.run(_run(ctx, session, command, timeout, echo))
+        _footer(session, part, code, echo)
+        return code
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the top-level app."""
+    """Add ``shellpilot shell`` to the top-level app."""
+
+    @app.command("shell")
+    def shell(
+        command: Annotated[str, typer.Argument(help="The shell command to run, as one argument.")],
+        session: Annotated[
+            str | None, typer.Option("--session", "-s", help="Record in this session.")
+        ] = None,
+        cont: Annotated[
+            bool, typer.Option("--continue", "-c", help="Record in the latest session here.")
+        ] = False,
+        directory: Annotated[
+            Path | None, typer.Option("--dir", "-d", help="Project directory (default: cwd).")
+        ] = None,
+        timeout: Annotated[
+            int | None, typer.Option("--timeout", help="Kill the command after MS milliseconds.")
+        ] = None,
+        data_dir: Annotated[
+            Path | None, typer.Option("--data-dir", help="Where sessions are stored.")
+        ] = None,
+    ) -> None:
+        """Run a shell command in the project, stream its output, record it in a session.
+
+        Exits with the command's exit code (128 + signal when killed, 130 after Ctrl-C).
+        No permission is asked: you typed the command. No timeout unless --timeout or
+        config shell.user_timeout_ms sets one.
+        """
+        code = run_shell(
+            command,
+            session_id=session,
+            cont=cont,
+            directory=str(directory) if directory else None,
+            timeout=timeout,
+            data_dir=str(data_dir) if data_dir else None,
+        )
+        sys.exit(code)

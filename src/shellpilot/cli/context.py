@@ -1,0 +1,118 @@
+"""What a CLI command opens before it acts: project dir, config, data dir, store, bus, run state.
+
+Owns: building those objects once per CLI process and closing them. Must not touch:
+behaviour of any command, terminal rendering (cli/render.py and the command modules).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from shellpilot.bus import Bus
+from shellpilot.config import LoadedConfig, load_config
+from shellpilot.errors import UsageError
+from shellpilot.paths import data_dir as resolve_data_dir
+from shellpilot.paths import store_path, tool_output_dir
+from shellpilot.session.run_state import RunState
+from shellpilot.session.service import SessionService
+from shellpilot.storage.store import SessionStore
+
+
+@dataclass
+class CliContext:
+    """The objects one CLI invocation works with; close it (or use ``with``) when done.
+
+    ``permissions`` is built on first use (the ``PermissionService`` with its grants file
+    under the data dir), so commands that never ask pay nothing for it; ``run_state.cancel``
+    rejects that service's pending requests of the session once it exists.
+    """
+
+    project_dir: Path
+    loaded: LoadedConfig
+    data_dir: Path
+    store: SessionStore
+    bus: Bus
+    run_state: RunState
+    sessions: SessionService
+    _permissions: Any = field(default=None, repr=False)
+
+    @property
+    def permissions(self) -> Any:
+        """The process's ``PermissionService`` (``shellpilot.permission``), built once."""
+        if self._permissions is None:
+            from shellpilot import permission
+
+            service_cls = getattr(permission, "PermissionService", None)
+            if service_cls is None:
+                raise UsageError("the permission service is not available in this build")
+            self._permissions = service_cls(self.bus, self.data_dir / "permission-grants.json")
+        return self._permissions
+
+    def _cancel_permissions(self, session_id: str) -> Any:
+        if self._permissions is None:
+            return None
+        return self._permissions.cancel_session(session_id)
+
+    def close(self) -> None:
+        """Flush and close the store (idempotent)."""
+        self.store.close()
+
+    def __enter__(self) -> CliContext:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def project_dir_of(directory: str | os.PathLike[str] | None) -> Path:
+    """``directory`` (default: the current directory) as an absolute path; UsageError if not a dir."""
+    path = Path(directory).expanduser() if directory is not None else Path.cwd()
+    path = path.resolve()
+    if not path.is_dir():
+        raise UsageError(f"Not a directory: {path}. Pass an existing project directory with --dir.")
+    return path
+
+
+def open_context(
+    *,
+    directory: str | os.PathLike[str] | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+    config_dir: str | os.PathLike[str] | None = None,
+    clean_outputs: bool = True,
+) -> CliContext:
+    """Open everything a CLI command needs.
+
+    ``directory`` is the project (default cwd); ``data_dir`` overrides
+    ``$SHELLPILOT_DATA_DIR`` and the platform default. Loads config (ConfigError on a bad
+    file), opens the store (StorageError; crash recovery runs here) and removes spill
+    files older than ``tool_output.retention_days``.
+    """
+    project = project_dir_of(directory)
+    loaded = load_config(project, config_dir=Path(config_dir) if config_dir is not None else None)
+    data = resolve_data_dir(data_dir)
+    store = SessionStore(store_path(data))
+    if clean_outputs:
+        _clean_outputs(data, loaded.config.tool_output.retention_days)
+    bus = Bus()
+    run_state = RunState(bus, lease=store)
+    sessions = SessionService(store, bus, loaded.config, data, run_state)
+    ctx = CliContext(project, loaded, data, store, bus, run_state, sessions)
+    run_state.cancel_permissions = ctx._cancel_permissions
+    return ctx
+
+
+def _clean_outputs(data: Path, retention_days: float) -> None:
+    try:
+        from shellpilot.shell.retention import remove_old_outputs
+    except ImportError:
+        return
+    remove_old_outputs(tool_output_dir(data), retention_days=retention_days)
+
+
+__all__ = ["CliContext", "open_context", "project_dir_of"]

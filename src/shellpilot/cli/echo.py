@@ -1,0 +1,89 @@
+"""Live terminal echo of a running command: raw bytes when the runner gives them, else previews.
+
+Owns: turning the stream (or the throttled previews) into text appended to the terminal.
+Must not touch: processes, the store; it only writes to the file objects it is given.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO, TextIO
+
+CUT_PREFIX = "...\n\n"
+"""How a preview starts when its window no longer holds the whole output (spec 2.3)."""
+GAP = "[...]\n"
+"""Written where previews skipped output that came and went between two updates."""
+_KEEP = 65_536
+_ANCHOR_LINES = 3
+
+
+class LiveEcho:
+    """Appends a command's output to a terminal as it arrives.
+
+    ``data(chunk)`` writes raw bytes verbatim (and from then on previews are ignored).
+    ``preview(text)`` is the fallback: each preview holds the latest ~30,000 cleaned
+    characters, so only complete lines not printed yet are written; where the window
+    slid past lines between two previews, ``[...]`` marks the gap. ``finish(final)``
+    writes what is left, including a last line without a newline.
+    """
+
+    def __init__(self, text_out: TextIO, raw_out: BinaryIO | None = None) -> None:
+        self._text = text_out
+        self._raw = raw_out
+        self.raw_mode = False
+        self.ends_with_newline = True
+        self.wrote_anything = False
+        self._printed = ""
+
+    def data(self, chunk: bytes) -> None:
+        """Write a raw output chunk as is."""
+        if not chunk:
+            return
+        self.raw_mode = True
+        if self._raw is not None:
+            self._raw.write(chunk)
+            self._raw.flush()
+        else:
+            self._text.write(chunk.decode("utf-8", "replace"))
+            self._text.flush()
+        self.wrote_anything = True
+        self.ends_with_newline = chunk.endswith(b"\n")
+
+    def preview(self, text: str) -> None:
+        """Take a live preview; writes the complete lines it adds."""
+        if not self.raw_mode:
+            self._emit(self._new_text(text, final=False))
+
+    def finish(self, final_preview: str) -> None:
+        """Write whatever the last preview adds (its last line even without a newline)."""
+        if not self.raw_mode:
+            self._emit(self._new_text(final_preview, final=True))
+
+    def _emit(self, text: str) -> None:
+        if not text:
+            return
+        self._text.write(text)
+        self._text.flush()
+        self.wrote_anything = True
+        self.ends_with_newline = text.endswith("\n")
+        self._printed = (self._printed + text)[-_KEEP:]
+
+    def _new_text(self, preview: str, *, final: bool) -> str:
+        cut = preview.startswith(CUT_PREFIX)
+        body = preview[len(CUT_PREFIX) :] if cut else preview
+        if not final:
+            body = body[: body.rfind("\n") + 1]
+        if not cut and body.startswith(self._printed):
+            return body[len(self._printed) :]
+        if cut and "\n" in body:
+            body = body[body.index("\n") + 1 :]  # the window may start mid-line
+        if not self._printed:
+            return (GAP if cut else "") + body
+        lines = self._printed.splitlines(keepends=True)
+        anchor = "".join(lines[-_ANCHOR_LINES:])
+        at = body.rfind(anchor)
+        if at >= 0:
+            return body[at + len(anchor) :]
+        return GAP + body
+
+
+__all__ = ["CUT_PREFIX", "GAP", "LiveEcho"]
