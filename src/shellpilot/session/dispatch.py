@@ -1,0 +1,141 @@
+"""Execute the tool calls of one model turn and record each as a tool part.
+
+Owns: pending -> running -> completed | error for every call, the ``ToolContext`` each
+tool gets (ask, live metadata, abort), running independent calls concurrently, and the
+outcome of permission errors. Must not touch: providers, the loop's step count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from shellpilot.errors import PermissionCorrected, PermissionRejected, ShellpilotError
+from shellpilot.session.models import ToolCompleted, ToolFailed, ToolPart, ToolRunning, now_ms
+from shellpilot.session.writer import SessionWriter
+from shellpilot.tool.base import Ask, ToolContext, allow_all
+from shellpilot.tool.registry import ToolRegistry
+
+ABORTED = "Tool execution aborted by the user."
+
+
+class CallOutcome(StrEnum):
+    """How one call ended, as the loop cares: ``rejected`` (no feedback) ends the turn."""
+
+    COMPLETED = "completed"
+    ERROR = "error"
+    REJECTED = "rejected"
+    ABORTED = "aborted"
+
+
+@dataclass
+class CallEnv:
+    """What every call of one turn shares: the registry, where it runs and how it asks.
+
+    ``extra`` goes into each ``ToolContext.extra`` (caller model, subtask flag).
+    """
+
+    tools: ToolRegistry
+    writer: SessionWriter
+    project_dir: Path
+    agent: str
+    abort: asyncio.Event
+    ask: Ask = allow_all
+    extra: dict[str, Any] = field(default_factory=dict)
+    parse_errors: Mapping[str, str] = field(default_factory=dict)
+
+
+def _finish(env: CallEnv, part: ToolPart, state: ToolCompleted | ToolFailed) -> ToolPart:
+    done = part.model_copy(update={"state": state})
+    env.writer.part(done)
+    return done
+
+
+async def run_call(env: CallEnv, part: ToolPart) -> tuple[ToolPart, CallOutcome]:
+    """Run one pending call to its end; returns the final part and its outcome.
+
+    Errors become the part's error text (what the model reads): PermissionDenied and
+    PermissionCorrected -> ERROR, PermissionRejected without feedback -> REJECTED, a
+    cancellation -> ABORTED (re-raised after the part is written).
+    """
+    started = ToolRunning(input=part.state.input, start_ms=now_ms())
+    live = part.model_copy(update={"state": started})
+    env.writer.part(live)
+    holder = [live]
+
+    def metadata(title: str | None, values: Mapping[str, Any]) -> None:
+        holder[0] = env.writer.live(holder[0], title, values)
+
+    def failed(error: str) -> ToolFailed:
+        state = holder[0].state
+        title = state.title if isinstance(state, ToolRunning) else ""
+        meta = state.metadata if isinstance(state, ToolRunning) else {}
+        return ToolFailed(
+            input=started.input, error=error, title=title, metadata=meta, start_ms=started.start_ms
+        )
+
+    ctx = ToolContext(
+        session_id=part.session_id,
+        call_id=part.call_id,
+        project_dir=env.project_dir,
+        agent=env.agent,
+        message_id=part.message_id,
+        abort=env.abort,
+        ask=env.ask,
+        metadata=metadata,
+        extra=dict(env.extra),
+    )
+    try:
+        if part.call_id in env.parse_errors:
+            raise ShellpilotError(env.parse_errors[part.call_id])
+        params = env.tools.parse(part.tool, started.input)
+        result = await env.tools.get(part.tool).execute(params, ctx)
+    except asyncio.CancelledError:
+        _finish(env, holder[0], failed(ABORTED))
+        raise
+    except PermissionCorrected as exc:
+        return _finish(env, holder[0], failed(str(exc))), CallOutcome.ERROR
+    except PermissionRejected as exc:
+        return _finish(env, holder[0], failed(str(exc))), CallOutcome.REJECTED
+    except ShellpilotError as exc:
+        return _finish(env, holder[0], failed(str(exc))), CallOutcome.ERROR
+    except Exception as exc:  # a tool's own bug: the model and the user still get a result
+        return _finish(env, holder[0], failed(f"Tool execution failed: {exc!r}")), CallOutcome.ERROR
+    state = holder[0].state
+    meta = {**(state.metadata if isinstance(state, ToolRunning) else {}), **result.metadata}
+    done = ToolCompleted(
+        input=started.input,
+        output=result.output,
+        title=result.title,
+        metadata=meta,
+        start_ms=started.start_ms,
+    )
+    outcome = CallOutcome.ABORTED if env.abort.is_set() else CallOutcome.COMPLETED
+    return _finish(env, holder[0], done), outcome
+
+
+async def run_calls(
+    env: CallEnv, parts: Sequence[ToolPart], on_done: Callable[[ToolPart], None] | None = None
+) -> list[tuple[ToolPart, CallOutcome]]:
+    """Run ``parts`` concurrently (independent calls); results in the calls' order.
+
+    If the caller is cancelled, every running call is cancelled (each records its part as
+    aborted) before the cancellation propagates: nothing keeps running.
+    """
+    tasks = [asyncio.ensure_future(run_call(env, part)) for part in parts]
+    try:
+        results = list(await asyncio.gather(*tasks))
+    except asyncio.CancelledError:
+        env.abort.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    if on_done is not None:
+        for final, _ in results:
+            on_done(final)
+    return results

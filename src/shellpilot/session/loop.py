@@ -1,0 +1,375 @@
+"""The agent loop: a prompt becomes model turns and tool calls until the model stops.
+
+Owns: ``AgentLoop`` (``prompt``, ``command``, ``resume``) and the step loop: stream a turn,
+run its tool calls, write results, repeat until no tool call or ``max_steps``. Must not
+touch: SQL, wire formats, processes; each step's parts are in step.py, dispatch.py,
+request.py, subtasks in subtask.py, commands in command_run.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from shellpilot.agent.model import Agent
+from shellpilot.agent.registry import AgentRegistry
+from shellpilot.config.model import Config
+from shellpilot.errors import ProviderError
+from shellpilot.session.dispatch import CallEnv, CallOutcome, run_calls
+from shellpilot.session.models import (
+    AssistantMessage,
+    FilePart,
+    MessageError,
+    OutputFormat,
+    Part,
+    TextPart,
+    ToolFailed,
+    ToolPart,
+    ToolPending,
+    ToolRunning,
+    UserMessage,
+    now_ms,
+)
+from shellpilot.session.request import build_request
+from shellpilot.session.step import StepResult, stream_step
+from shellpilot.session.stream_events import TurnFinished
+from shellpilot.session.subtask import ChildSessions, run_pending_subtask
+from shellpilot.session.system import environment, read_agents_md
+from shellpilot.session.turn import TurnResult, last_user, pending_subtask, result_of
+from shellpilot.tool.base import Ask, Tool, ToolContext, allow_all
+from shellpilot.tool.registry import ToolRegistry
+from shellpilot.tool.structured import StructuredOutputTool, structured_output_tool, system_line
+from shellpilot.tool.task import SubtaskOutcome, SubtaskRequest, TaskTool
+
+if TYPE_CHECKING:
+    from shellpilot.permission.rules import Rule
+    from shellpilot.provider.registry import ProviderRegistry, ResolvedModel
+    from shellpilot.session.service import SessionService
+
+
+class PermissionGate(Protocol):
+    """What the loop needs of the permission service: an ``Ask`` bound to a session's rules."""
+
+    def asker(self, session_id: str, ruleset: list[Rule]) -> Ask: ...
+
+
+def default_tools(config: Config, data_dir: Path) -> list[Tool]:
+    """The tools every agent starts with: the shell tool (``bash``)."""
+    from shellpilot.tool.shell import ShellTool
+
+    return [ShellTool(config, data_dir)]
+
+
+def error_of(exc: BaseException) -> MessageError:
+    """The ``MessageError`` recorded for an exception (name = its class, e.g. ``Aborted``)."""
+    return MessageError(name=type(exc).__name__, message=str(exc) or type(exc).__name__)
+
+
+class AgentLoop:
+    """Runs prompts and commands on the sessions of one project (seed: agent loop, spec 3, 5).
+
+    Built once at start-up on a ``SessionService`` (its store, bus, run state, config and
+    data dir), with the providers and the permission service. ``prompt`` writes the
+    user's message and runs the loop through ``RunState.ensure_running`` (one run per
+    session; cancel via ``RunState.cancel``).
+    ``tools`` replaces the default tool list (the shell tool); ``task`` is always added.
+    """
+
+    def __init__(
+        self,
+        service: SessionService,
+        *,
+        project_dir: Path,
+        providers: ProviderRegistry,
+        permissions: PermissionGate | None = None,
+        tools: Sequence[Tool] | None = None,
+        agents: AgentRegistry | None = None,
+        commands: Any | None = None,
+        shell: str | None = None,
+    ) -> None:
+        self.service = service
+        self.store, self.bus, self.run_state = service.store, service.bus, service.run_state
+        self.config, self.data_dir = service.config, service.data_dir
+        self.project_dir = Path(project_dir).resolve()
+        self.providers, self.permissions, self.commands = providers, permissions, commands
+        self.writer = service.writer
+        self.agents = agents or AgentRegistry(self.config)
+        self._tools = list(tools) if tools is not None else default_tools(self.config, self.data_dir)
+        self._shell = shell or self.config.shell.path
+        self.children = ChildSessions(self)
+
+    # -- entry points ---------------------------------------------------------------------
+
+    async def prompt(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        files: Sequence[Path] = (),
+        agent: str | None = None,
+        model: str | None = None,
+        format: OutputFormat | dict[str, Any] | None = None,
+        parts: Sequence[Part] = (),
+    ) -> TurnResult:
+        """Post ``text`` (+ ``files`` attached, + extra ``parts``) as the user's message and
+        run the loop; returns the turn's result (``ok`` False with the error recorded).
+
+        Raises before anything is written: SessionNotFound, AgentNotFound, ModelNotFound,
+        ProviderNotConfigured, UsageError (a bad ``format`` schema).
+        """
+        user = self.new_user_message(session_id, agent=agent, model=model, format=format)
+        extra = [TextPart(session_id=session_id, message_id=user.id, text=text)] if text else []
+        self.post(user, [*extra, *self.file_parts(user, files), *parts])
+        return await self.resume(session_id)
+
+    async def command(self, session_id: str, name: str, arguments: str = "", **options: Any) -> TurnResult:
+        """Run the slash command ``name`` (see ``command_run.run_command``)."""
+        from shellpilot.session.command_run import run_command
+
+        return await run_command(self, session_id, name, arguments, **options)
+
+    async def resume(self, session_id: str) -> TurnResult:
+        """Run (or join) the loop on the session's stored history."""
+        return await self.run_state.ensure_running(
+            session_id, lambda: self._run(session_id), on_interrupt=lambda: self._interrupted(session_id)
+        )
+
+    async def run_subtask(self, request: SubtaskRequest, ctx: ToolContext) -> SubtaskOutcome:
+        """``SubtaskRunner`` for the task tool: a child session (see subtask.py)."""
+        return await self.children.run(request, ctx)
+
+    # -- building messages ----------------------------------------------------------------
+
+    def resolve_agent(self, name: str | None) -> Agent:
+        """The named agent, else the default primary agent (AgentNotFound lists the names)."""
+        return self.agents.get(name) if name else self.agents.default()
+
+    def resolve_model(self, model: str | None, agent: Agent, session_id: str) -> ResolvedModel:
+        """``model`` > the agent's > the session's last > the configured default, checked."""
+        if not model and not agent.model:
+            previous = last_user(self.store.messages(session_id))
+            model = previous.info.model if previous is not None else None
+        return self.providers.resolve(model or agent.model)
+
+    def new_user_message(
+        self,
+        session_id: str,
+        *,
+        agent: str | None = None,
+        model: str | None = None,
+        format: OutputFormat | dict[str, Any] | None = None,
+    ) -> UserMessage:
+        """A user message with agent and model resolved and the format checked (not saved)."""
+        self.store.get_session(session_id)
+        chosen = self.resolve_agent(agent)
+        resolved = self.resolve_model(model, chosen, session_id)
+        fmt = OutputFormat.model_validate(format) if isinstance(format, dict) else format
+        if fmt is not None and fmt.type == "json_schema":
+            structured_output_tool(fmt.json_schema or {}, fmt.retry_count)
+        return UserMessage(session_id=session_id, agent=chosen.name, model=resolved.id, format=fmt)
+
+    def file_parts(self, user: UserMessage, files: Sequence[Path]) -> list[Part]:
+        """File parts for paths (relative ones against the project dir)."""
+        out: list[Part] = []
+        for path in files:
+            full = path if path.is_absolute() else self.project_dir / path
+            mime = "application/x-directory" if full.is_dir() else "text/plain"
+            out.append(
+                FilePart(
+                    session_id=user.session_id,
+                    message_id=user.id,
+                    url=full.resolve().as_uri(),
+                    mime=mime,
+                    filename=str(path),
+                    path=str(full),
+                )
+            )
+        return out
+
+    def post(self, message: UserMessage | AssistantMessage, parts: Sequence[Part]) -> None:
+        """Save a message and its parts (each announced on the bus)."""
+        self.writer.message(message)
+        for part in parts:
+            self.writer.part(part)
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def _interrupted(self, session_id: str) -> TurnResult:
+        return result_of(session_id, self.store.messages(session_id))
+
+    async def _run(self, session_id: str) -> TurnResult:
+        handled: str | None = None
+        while True:
+            history = self.store.messages(session_id)
+            subtask = pending_subtask(history)
+            if subtask is not None:
+                await run_pending_subtask(self, *subtask)
+                continue
+            user = last_user(history)
+            if user is None or user.info.id == handled:
+                break
+            handled = user.info.id
+            assert isinstance(user.info, UserMessage)
+            if not await self._steps(session_id, user.info):
+                break
+        result = result_of(session_id, self.store.messages(session_id))
+        self.bus.publish(
+            TurnFinished(
+                session_id=session_id,
+                message_id=result.message.id if result.message else None,
+                ok=result.ok,
+                error=result.error.model_dump() if result.error else None,
+                structured=result.structured,
+            )
+        )
+        return result
+
+    def ruleset(self, agent: Agent) -> list[Rule]:
+        """The agent's permission rules (defaults < user config < agent presets)."""
+        return self.agents.ruleset(agent, self.data_dir)
+
+    def asker(self, session_id: str, agent: Agent) -> Ask:
+        """The ``ctx.ask`` of tools run for ``agent`` in ``session_id``."""
+        if self.permissions is None:
+            return allow_all
+        return self.permissions.asker(session_id, self.ruleset(agent))
+
+    def registry(self, agent: Agent, child: bool, structured: StructuredOutputTool | None) -> ToolRegistry:
+        """The tools offered: base tools, ``task`` (not in child sessions, so subagents do not
+        recurse), and ``structured_output`` when a format asks for it."""
+        tools: list[Tool] = list(self._tools)
+        if not child and self.agents.subagents():
+            tools.append(TaskTool(self.agents, self))
+        if structured is not None:
+            tools.append(structured)
+        return ToolRegistry(tools)
+
+    async def _steps(self, session_id: str, user: UserMessage) -> bool:
+        """Model turns for ``user`` until done; True when it ended normally (a newer user
+        message may then get its own turns)."""
+        session = self.store.get_session(session_id)
+        agent = self.resolve_agent(user.agent)
+        resolved = self.resolve_model(user.model, agent, session_id)
+        fmt = user.format
+        structured = (
+            structured_output_tool(fmt.json_schema or {}, fmt.retry_count)
+            if fmt is not None and fmt.type == "json_schema"
+            else None
+        )
+        tools = self.registry(agent, session.parent_id is not None, structured)
+        env = CallEnv(
+            tools=tools,
+            writer=self.writer,
+            project_dir=self.project_dir,
+            agent=agent.name,
+            abort=asyncio.Event(),
+            ask=self.asker(session_id, agent),
+            extra={"model": resolved.id},
+        )
+        context = environment(self.project_dir, self._shell)
+        agents_md = read_agents_md(self.project_dir)
+        for step in range(1, self.config.max_steps + 1):
+            last = step == self.config.max_steps
+            message = AssistantMessage(
+                session_id=session_id, parent_id=user.id, agent=agent.name, model=resolved.id
+            )
+            self.writer.message(message)
+            request = build_request(
+                model=resolved.api_model,
+                agent=agent,
+                env=context,
+                agents_md=agents_md,
+                history=self.store.messages(session_id),
+                tools=tools,
+                structured_line=system_line() if structured is not None else None,
+                last_step=last,
+            )
+            try:
+                result = await stream_step(resolved.provider, request, message, self.writer, self.bus)
+                env.parse_errors = result.parse_errors
+                outcomes = [o for _, o in await run_calls(env, result.calls)] if result.calls else []
+            except asyncio.CancelledError:
+                env.abort.set()
+                self.close_message(
+                    message, None, error=MessageError(name="Aborted", message="aborted by the user")
+                )
+                raise
+            except ProviderError as exc:
+                self.close_message(message, None, error=error_of(exc))
+                return False
+            verdict = self._verdict(result, outcomes, structured, last)
+            self.close_message(message, result, error=verdict, structured=structured)
+            if verdict is not None:
+                return False
+            if not result.calls or (structured is not None and structured.captured is not None):
+                return True
+        return False
+
+    def _verdict(
+        self,
+        result: StepResult,
+        outcomes: list[CallOutcome],
+        structured: StructuredOutputTool | None,
+        last: bool,
+    ) -> MessageError | None:
+        """The error that ends the loop after a step, None to go on (or finish normally)."""
+        if CallOutcome.REJECTED in outcomes:
+            return MessageError(name="PermissionRejected", message="The user rejected a tool call.")
+        if (
+            structured is not None
+            and structured.captured is None
+            and (structured.exhausted or not result.calls)
+        ):
+            return error_of(structured.error())
+        if last and result.calls and not (structured is not None and structured.captured is not None):
+            return MessageError(
+                name="StepLimit",
+                message=f"Stopped after max_steps ({self.config.max_steps}) model turns; "
+                "raise max_steps in shellpilot.json to allow more.",
+            )
+        return None
+
+    def close_message(
+        self,
+        message: AssistantMessage,
+        result: StepResult | None,
+        *,
+        error: MessageError | None = None,
+        structured: StructuredOutputTool | None = None,
+    ) -> None:
+        """Complete ``message``: finish, tokens, structured output, error; open tool parts of
+        an aborted turn become errors."""
+        if error is not None and error.name == "Aborted":
+            self._abort_open_parts(message)
+        captured = structured.captured if structured is not None else None
+        finish = "stop" if captured is not None else (result.finish if result else None)
+        done = message.model_copy(
+            update={
+                "completed_ms": now_ms(),
+                "finish": finish,
+                "tokens": result.tokens if result else {},
+                "error": error,
+                "structured": captured,
+            }
+        )
+        self.writer.message(done)
+
+    def _abort_open_parts(self, message: AssistantMessage) -> None:
+        for item in self.store.messages(message.session_id):
+            if item.info.id != message.id:
+                continue
+            for part in item.parts:
+                if isinstance(part, ToolPart) and isinstance(part.state, ToolPending | ToolRunning):
+                    state = part.state
+                    failed = ToolFailed(
+                        input=state.input,
+                        error="Tool execution aborted by the user.",
+                        metadata=state.metadata if isinstance(state, ToolRunning) else {},
+                        start_ms=state.start_ms if isinstance(state, ToolRunning) else now_ms(),
+                    )
+                    self.writer.part(part.model_copy(update={"state": failed}))
+
+
+__all__ = ["AgentLoop", "PermissionGate", "default_tools", "error_of"]
