@@ -1,0 +1,159 @@
+"""Which git invocations only read: status, log, show, diff, branch (listing), rev-parse, ls-files.
+
+Owns: git's global options and the per-subcommand allow-lists of harmless flags.
+Must not touch: other commands (``readonly.py``) or running git.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from shellpilot.permission.flags import FlagSpec, Parsed, parse, words
+
+Inside = Callable[[str], bool]
+
+# Global options allowed before the subcommand. Not allowed: -c/--config-env (config,
+# e.g. core.pager or core.fsmonitor runs a program), --git-dir/--work-tree/--namespace
+# (another repository), --exec-path (other git programs), -p/--paginate (runs a pager),
+# --bare, --super-prefix, and anything unknown. ``-C DIR`` only inside the project.
+_GLOBAL = words(
+    "--no-pager -P --no-optional-locks --literal-pathspecs --glob-pathspecs --noglob-pathspecs "
+    "--icase-pathspecs --no-replace-objects --no-lazy-fetch"
+)
+
+_HISTORY = FlagSpec(
+    short="pusRawbWlziEFPgcmtrDMCB",
+    short_value="nUSGL",
+    long=words(
+        "--oneline --graph --all --reverse --first-parent --merges --no-merges --follow "
+        "--abbrev-commit --no-abbrev-commit --no-abbrev --relative-date --name-only --name-status "
+        "--left-right --cherry-pick --cherry-mark --cherry --boundary --ancestry-path "
+        "--simplify-by-decoration --source --walk-reflogs --topo-order --date-order "
+        "--author-date-order --no-decorate --no-color --mailmap --use-mailmap --no-use-mailmap "
+        "--log-size --parents --children --full-history --dense --sparse --simplify-merges "
+        "--show-pulls --patch --no-patch --raw --patch-with-raw --patch-with-stat --numstat "
+        "--shortstat --summary --compact-summary --full-index --binary --no-renames --text "
+        "--minimal --patience --histogram --no-prefix --default-prefix --function-context "
+        "--exit-code --quiet --cached --staged --merge-base --ignore-all-space "
+        "--ignore-space-change --ignore-space-at-eol --ignore-blank-lines --ignore-cr-at-eol "
+        "--irreversible-delete --pickaxe-all --pickaxe-regex --invert-grep --regexp-ignore-case "
+        "--basic-regexp --extended-regexp --fixed-strings --perl-regexp --all-match --no-notes "
+        "--combined-all-paths --cc --remerge-diff --no-relative --check --not --ignore-missing "
+        "--reflog --single-worktree --no-expand-tabs --no-ext-diff --no-textconv "
+        "--no-min-parents --no-max-parents --do-walk --no-color-moved --no-color-moved-ws "
+        "--indent-heuristic --no-indent-heuristic --no-walk --no-stat --no-mailmap"
+    ),
+    long_value=words(
+        "--format --date --since --after --until --before --author --committer --grep --max-count "
+        "--skip --word-diff-regex --diff-filter --diff-algorithm --src-prefix --dst-prefix "
+        "--line-prefix --inter-hunk-context --unified --encoding --stat-width --stat-name-width "
+        "--stat-count --stat-graph-width --min-parents --max-parents --glob --exclude "
+        "--decorate-refs --decorate-refs-exclude --color-moved-ws --anchored --since-as-filter"
+    ),
+    long_optional=words(
+        "--pretty --abbrev --decorate --color --stat --dirstat --word-diff --find-renames "
+        "--find-copies --break-rewrites --relative --submodule --ignore-submodules --notes "
+        "--color-moved --color-words --branches --tags --remotes --expand-tabs "
+        "--show-linear-break --diff-merges --find-copies-harder"
+    ),
+    numeric=True,
+)  # not: --output (writes a file), --ext-diff / --textconv (run configured programs),
+#    --no-index (compares arbitrary files), -O (reads an order file), --show-signature (gpg)
+
+_STATUS = FlagSpec(
+    short="sbvzu",
+    long=words(
+        "--short --branch --show-stash --long --verbose --null --no-column --ahead-behind "
+        "--no-ahead-behind --renames --no-renames"
+    ),
+    long_optional=words(
+        "--porcelain --untracked-files --ignore-submodules --ignored --column --find-renames"
+    ),
+)
+
+_BRANCH = FlagSpec(
+    short="arlvqi",
+    long=words(
+        "--all --remotes --list --verbose --quiet --show-current --no-color --no-column "
+        "--ignore-case --omit-empty --no-abbrev"
+    ),
+    long_value=words("--sort --format"),
+    long_optional=words(
+        "--color --column --abbrev --contains --no-contains --merged --no-merged --points-at"
+    ),
+)  # not: -d -D -m -M -c -C -f -u -t --delete --move --copy --force --set-upstream-to ...
+_BRANCH_COMMIT_FLAGS = ("--contains", "--no-contains", "--merged", "--no-merged", "--points-at")
+
+_PLUMBING = FlagSpec(any_flag=True)  # rev-parse / ls-files have no writing options
+
+_OPTIONAL_ATTACHED = re.compile(r"-([MCBl])[0-9%]*")
+_LEADING_GLOB = re.compile(r"[*?\[]")
+
+
+def _normalize(args: list[str], pattern: re.Pattern[str]) -> list[str]:
+    """Fold options with an optional attached value (``-M50%``, ``-uno``) to their letter."""
+    out = []
+    for arg in args:
+        hit = pattern.fullmatch(arg)
+        out.append("-" + hit.group(1) if hit else arg)
+    return out
+
+
+def _branch_args(args: list[str]) -> list[str]:
+    """``--merged X`` -> ``--merged=X`` so the commit is not read as a new branch name."""
+    out: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _BRANCH_COMMIT_FLAGS and i + 1 < len(args) and not args[i + 1].startswith("-"):
+            out.append(f"{arg}={args[i + 1]}")
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
+def _sub_parse(sub: str, args: list[str]) -> Parsed | None:
+    if sub in ("log", "show", "diff", "shortlog"):
+        return parse(_normalize(args, _OPTIONAL_ATTACHED), _HISTORY)
+    if sub == "status":
+        return parse(_normalize(args, re.compile(r"-(u)\w*")), _STATUS)
+    if sub == "branch":
+        parsed = parse(_branch_args(args), _BRANCH)
+        if parsed is not None and parsed.operands and not parsed.has("-l", "--list"):
+            return None  # `git branch NAME` creates a branch
+        return parsed
+    if sub in ("rev-parse", "ls-files"):
+        return parse(args, _PLUMBING)
+    return None
+
+
+def is_read_only_git(args: list[str], inside: Inside) -> bool:
+    """True when ``git <args>`` only reads the repository (``args`` excludes ``git``).
+
+    ``inside(path)`` says whether a ``-C`` directory stays in the project. Operands that
+    start with a glob character before ``--`` are refused: the shell may expand them to
+    file names such as ``--output=x`` that git would read as options.
+    """
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _GLOBAL:
+            i += 1
+        elif arg == "-C":
+            if i + 1 >= len(args) or not inside(args[i + 1]):
+                return False
+            i += 2
+        elif arg.startswith("-"):
+            return False
+        else:
+            break
+    if i >= len(args):
+        return False
+    parsed = _sub_parse(args[i], args[i + 1 :])
+    if parsed is None:
+        return False
+    before = [op for op in parsed.operands if op not in parsed.after_dashdash]
+    return not any(_LEADING_GLOB.match(op) or "`" in op for op in before)

@@ -1,0 +1,409 @@
+"""The built-in read-only command set, judged on a parsed argv (never on the command string).
+
+Owns: ``is_read_only`` and the per-command allow-lists of harmless flags. Must not touch:
+parsing shell text into commands (``shell/scan.py`` does that) or rules and prompts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from shellpilot.permission.flags import FlagSpec, parse, words
+from shellpilot.permission.sedscript import is_safe_script
+
+_GLOB = re.compile(r"[*?\[]")
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where relative paths resolve (``cwd``) and the boundary they must stay in."""
+
+    cwd: Path | None
+    project: Path | None
+
+    def inside(self, arg: str) -> bool:
+        """Does path operand ``arg`` (cut at its first glob character) stay in the project?
+
+        Dynamic values (``$``, backticks) are never inside. With neither a cwd nor a
+        project, only relative paths without ``..`` count as inside.
+        """
+        if "$" in arg or "`" in arg:
+            return False
+        cut = _GLOB.search(arg)
+        text = arg[: cut.start()] if cut else arg
+        if cut and "/" in text:
+            text = text[: text.rindex("/") + 1]
+        elif cut:
+            text = ""
+        if text.startswith("~"):
+            if text not in ("~",) and not text.startswith("~/"):
+                return False  # ~user
+            text = os.path.expanduser("~") + text[1:]
+        boundary = self.project or self.cwd
+        base = self.cwd or self.project
+        path = Path(text or ".")
+        if not path.is_absolute():
+            if base is None:
+                return ".." not in path.parts
+            path = base / path
+        if boundary is None:
+            return False
+        real = os.path.realpath(path)
+        root = os.path.realpath(boundary)
+        return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+Judge = Callable[[list[str], _Where], bool]
+
+
+def _all_inside(paths: list[str], where: _Where) -> bool:
+    return all(where.inside(p) for p in paths)
+
+
+def _no_glob(args: list[str]) -> bool:
+    """No operand starts with a glob: ``*`` may expand to a file named ``-i`` or ``--pre=x``
+    that the command then reads as an option (``src/*.py`` cannot, it starts with ``src/``).
+    """
+    return not any(_GLOB.match(a) for a in args)
+
+
+def _files_command(spec: FlagSpec, path_options: tuple[str, ...] = ()) -> Judge:
+    """A command whose operands are files to read: every flag known, every path inside."""
+
+    def judge(args: list[str], where: _Where) -> bool:
+        parsed = parse(args, spec)
+        if parsed is None:
+            return False
+        return _all_inside(parsed.operands + parsed.values(*path_options), where)
+
+    return judge
+
+
+def _flags_only(spec: FlagSpec, operands: bool = False) -> Judge:
+    """A command that reads no files: known flags, operands only when ``operands``."""
+
+    def judge(args: list[str], where: _Where) -> bool:
+        parsed = parse(args, spec)
+        return parsed is not None and (operands or not parsed.operands)
+
+    return judge
+
+
+def _echo(args: list[str], where: _Where) -> bool:
+    return True
+
+
+_LS = FlagSpec(short_value="ITw", long_value=words("--hide --ignore --width --tabsize"), any_flag=True)
+_CAT = FlagSpec(
+    short="AbeEnstTuv",
+    long=words(
+        "--show-all --number-nonblank --show-ends --number --squeeze-blank --show-tabs "
+        "--show-nonprinting --help --version"
+    ),
+)
+_HEAD = FlagSpec(
+    short="qvz",
+    short_value="nc",
+    long=words("--quiet --silent --verbose --zero-terminated"),
+    long_value=words("--lines --bytes"),
+    numeric=True,
+)
+_TAIL = FlagSpec(
+    short="qvz",
+    short_value="nc",
+    long=words("--quiet --silent --verbose --zero-terminated"),
+    long_value=words("--lines --bytes"),
+    numeric=True,
+)  # no -f/-F/--follow: they never end on their own
+_WC = FlagSpec(
+    short="cmlLw",
+    long=words("--bytes --chars --lines --max-line-length --words --help --version"),
+    long_optional=words("--total"),
+)
+_GREP = FlagSpec(
+    short="EFGPiyvwxcLloqsbHhnTZzUaIrR",
+    short_value="efmABCdD",
+    long=words(
+        "--extended-regexp --fixed-strings --basic-regexp --perl-regexp --ignore-case "
+        "--no-ignore-case --invert-match --word-regexp --line-regexp --count "
+        "--files-without-match --files-with-matches --only-matching --quiet --silent "
+        "--no-messages --byte-offset --with-filename --no-filename --line-number --initial-tab "
+        "--null --null-data --text --recursive --dereference-recursive --line-buffered --binary"
+    ),
+    long_value=words(
+        "--regexp --file --max-count --label --binary-files --devices --directories --exclude "
+        "--exclude-from --exclude-dir --include --after-context --before-context --context"
+    ),
+    long_optional=words("--color --colour"),
+    numeric=True,
+)
+_RG = FlagSpec(
+    short="iSswxvnNlcoFHhLuUaqp0P.b",
+    short_value="efgtTABCmMjrEd",
+    long=words(
+        "--ignore-case --smart-case --case-sensitive --word-regexp --line-regexp --invert-match "
+        "--line-number --no-line-number --files-with-matches --files-without-match --count "
+        "--count-matches --only-matching --fixed-strings --with-filename --no-filename --follow "
+        "--hidden --no-hidden --no-ignore --no-ignore-vcs --no-ignore-dot --no-ignore-parent "
+        "--no-ignore-global --unrestricted --multiline --multiline-dotall --text --quiet --null "
+        "--pretty --pcre2 --json --no-heading --heading --column --no-column --vimgrep --files "
+        "--type-list --stats --trim --no-messages --byte-offset --crlf --passthru --one-file-system "
+        "--no-config --line-buffered --block-buffered --glob-case-insensitive --sort-files "
+        "--help --version"
+    ),
+    long_value=words(
+        "--regexp --file --glob --iglob --type --type-not --after-context --before-context "
+        "--context --max-count --max-columns --threads --replace --encoding --max-depth "
+        "--max-filesize --sort --sortr --colors --path-separator --context-separator "
+        "--field-match-separator --ignore-file --engine"
+    ),
+    long_optional=words("--color"),
+)  # no --pre / --pre-glob / --hostname-bin (they run programs), no -z (runs decompressors)
+
+
+def _grep_like(spec: FlagSpec, *, globs_ok: bool) -> Judge:
+    """grep/rg: the first operand is the pattern unless -e/-f gave one; the rest are paths."""
+
+    def judge(args: list[str], where: _Where) -> bool:
+        parsed = parse(args, spec)
+        if parsed is None:
+            return False
+        operands = list(parsed.operands)
+        if not parsed.has("-e", "-f", "--regexp", "--file", "--files", "--type-list") and operands:
+            operands = operands[1:]
+        if not globs_ok and not _no_glob([a for a in operands if a not in parsed.after_dashdash]):
+            return False
+        return _all_inside(operands + parsed.values("-f", "--file", "--exclude-from", "--ignore-file"), where)
+
+    return judge
+
+
+_SED = FlagSpec(
+    short="nErsuzb",
+    short_value="el",
+    long=words(
+        "--quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug "
+        "--sandbox --binary --help --version"
+    ),
+    long_value=words("--expression --line-length"),
+)  # no -i/--in-place, no -f/--file (a script we cannot see)
+
+
+def _sed(args: list[str], where: _Where) -> bool:
+    parsed = parse(args, _SED)
+    if parsed is None:
+        return False
+    scripts = parsed.values("-e", "--expression")
+    files = list(parsed.operands)
+    if not scripts:
+        if not files:
+            return False
+        scripts, files = [files[0]], files[1:]
+    if not all(is_safe_script(s) for s in scripts):
+        return False
+    return _no_glob([f for f in files if f not in parsed.after_dashdash]) and _all_inside(files, where)
+
+
+# find: predicates by number of arguments; everything else (-exec, -execdir, -ok, -okdir,
+# -delete, -fprint, -fprint0, -fprintf, -fls, -files0-from, ...) is not read-only.
+_FIND_0 = words(
+    "-print -print0 -ls -prune -quit -true -false -empty -readable -writable -executable -nouser "
+    "-nogroup -depth -d -xdev -mount -follow -daystart -noleaf -ignore_readdir_race "
+    "-noignore_readdir_race -not -a -and -o -or ! ( ) ,"
+)
+_FIND_1 = words(
+    "-name -iname -path -ipath -wholename -iwholename -lname -ilname -regex -iregex -regextype "
+    "-type -xtype -maxdepth -mindepth -size -mtime -mmin -atime -amin -ctime -cmin -used -perm "
+    "-user -group -uid -gid -links -inum -printf -fstype -context"
+)
+_FIND_PATH_1 = words("-newer -anewer -cnewer -samefile")
+_FIND_NEWER = re.compile(r"-newer[aBcmt][aBcmt]")
+
+
+def _find(args: list[str], where: _Where) -> bool:
+    i = 0
+    while i < len(args) and args[i] in ("-H", "-L", "-P"):
+        i += 1
+    roots: list[str] = []
+    while i < len(args) and not (args[i].startswith("-") or args[i] in ("!", "(", ")", ",")):
+        roots.append(args[i])
+        i += 1
+    if not _no_glob(roots) or not _all_inside(roots, where):
+        return False
+    while i < len(args):
+        token = args[i]
+        i += 1
+        if token in _FIND_0:
+            continue
+        if token in _FIND_1 or _FIND_NEWER.fullmatch(token):
+            i += 1
+        elif token in _FIND_PATH_1:
+            if i >= len(args) or not where.inside(args[i]):
+                return False
+            i += 1
+        else:
+            return False
+    return i == len(args)
+
+
+_PWD = FlagSpec(short="LP")
+_UNAME = FlagSpec(
+    short="asnrvmpio",
+    long=words(
+        "--all --kernel-name --nodename --kernel-release --kernel-version --machine --processor "
+        "--hardware-platform --operating-system --help --version"
+    ),
+)
+_WHICH = FlagSpec(short="a")
+_NAMES = FlagSpec(short="az", short_value="s", long=words("--multiple --zero"), long_value=words("--suffix"))
+_DATE = FlagSpec(
+    short="uR",
+    short_value="dI",
+    long=words("--utc --universal --rfc-email --help --version"),
+    long_value=words("--date"),
+    long_optional=words("--iso-8601 --rfc-3339"),
+)  # no -s/--set (sets the clock), no -f/--file
+
+
+def _date(args: list[str], where: _Where) -> bool:
+    parsed = parse(args, _DATE)
+    return parsed is not None and all(op.startswith("+") for op in parsed.operands)
+
+
+_STAT = FlagSpec(
+    short="LftZ",
+    short_value="c",
+    long=words("--dereference --file-system --terse --help --version"),
+    long_value=words("--format --printf --cached"),
+)
+_DU = FlagSpec(
+    short="0abcDhHklLmsSxP",
+    short_value="dBt",
+    long=words(
+        "--null --all --apparent-size --bytes --total --dereference-args --human-readable --si "
+        "--count-links --dereference --separate-dirs --summarize --one-file-system --no-dereference "
+        "--inodes --help --version"
+    ),
+    long_value=words("--max-depth --block-size --threshold --exclude --time-style"),
+    long_optional=words("--time"),
+)
+
+
+def _git(args: list[str], where: _Where) -> bool:
+    from shellpilot.permission.gitargs import is_read_only_git
+
+    return is_read_only_git(args, where.inside)
+
+
+_JUDGES: dict[str, Judge] = {
+    "ls": _files_command(_LS),
+    "pwd": _flags_only(_PWD),
+    "echo": _echo,
+    "true": _echo,
+    "false": _echo,
+    "cat": _files_command(_CAT),
+    "head": _files_command(_HEAD),
+    "tail": _files_command(_TAIL),
+    "wc": _files_command(_WC),
+    "grep": _grep_like(_GREP, globs_ok=True),
+    "egrep": _grep_like(_GREP, globs_ok=True),
+    "fgrep": _grep_like(_GREP, globs_ok=True),
+    "rg": _grep_like(_RG, globs_ok=False),
+    "sed": _sed,
+    "find": _find,
+    "git": _git,
+    "whoami": _flags_only(FlagSpec()),
+    "uname": _flags_only(_UNAME),
+    "which": _flags_only(_WHICH, operands=True),
+    "basename": _flags_only(_NAMES, operands=True),
+    "dirname": _flags_only(_NAMES, operands=True),
+    "date": _date,
+    "stat": _files_command(_STAT),
+    "du": _files_command(_DU),
+}
+
+READ_ONLY_COMMANDS: frozenset[str] = frozenset(_JUDGES)
+"""Command names that can be read-only (with the right arguments)."""
+
+_NO_FILES = frozenset(
+    {"pwd", "echo", "true", "false", "whoami", "uname", "which", "basename", "dirname", "date"}
+)
+
+
+def is_read_only(
+    argv: list[str],
+    *,
+    cwd: Path | None = None,
+    project_dir: Path | None = None,
+    text: str | None = None,
+) -> bool:
+    """True when this simple command only reads (and reads only inside the project).
+
+    ``argv`` is the scanner's literal words with wrappers removed, the real command
+    first. ``cwd`` is where relative paths resolve (default ``project_dir``);
+    ``project_dir`` bounds every path operand (symlinks resolved). Conservative: an
+    unknown command, an unknown flag, a dynamic path (``$X``), a path outside the
+    project, or a glob where an expanded ``-name`` could turn into an option all give
+    False. When ``text`` (the command's source text) is given it must be plain (see
+    ``plain_command_text``) and split into exactly ``argv``: no wrapper, assignment,
+    redirect or executable path. The set and its flags: README "Permissions".
+    """
+    if not argv or "`" in "".join(argv):
+        return False
+    judge = _JUDGES.get(argv[0])
+    if judge is None:
+        return False
+    if text is not None and not (plain_command_text(text) and shlex.split(text) == argv):
+        return False
+    where = _Where(cwd or project_dir, project_dir)
+    if argv[0] not in _NO_FILES and not where.inside("."):
+        return False  # the cwd itself is outside the project
+    return judge(argv[1:], where)
+
+
+_UNSAFE_UNQUOTED = frozenset("$`><|&;()\n")
+
+
+def plain_command_text(text: str) -> bool:
+    """True when ``text`` is one plain simple command of the read-only set.
+
+    Plain: no expansion (``$``, backticks) outside single quotes, no redirect, pipe,
+    list, subshell or newline outside quotes, balanced quotes, and the first word (after
+    unquoting) is a read-only command name, so no ``VAR=x`` prefix, wrapper (``sudo``,
+    ``env``, ``timeout``...) or executable path (``./ls``). The permission service uses
+    it as a backstop before granting the read-only allowance to a pattern.
+    """
+    quote = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote == "'":
+            if ch == "'":
+                quote = ""
+        elif ch == "\\":
+            i += 1
+        elif quote == '"':
+            if ch == '"':
+                quote = ""
+            elif ch in "$`":
+                return False
+        elif ch in "'\"":
+            quote = ch
+        elif ch in _UNSAFE_UNQUOTED:
+            return False
+        i += 1
+    if quote:
+        return False
+    try:
+        parts = shlex.split(text)
+    except ValueError:
+        return False
+    return bool(parts) and parts[0] in READ_ONLY_COMMANDS
+
+
+__all__ = ["READ_ONLY_COMMANDS", "is_read_only", "plain_command_text"]

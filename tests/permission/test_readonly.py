@@ -1,0 +1,310 @@
+"""The read-only set: harmless commands pass, dangerous flags, paths and shapes do not."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from shellpilot.permission.readonly import READ_ONLY_COMMANDS, is_read_only, plain_command_text
+from shellpilot.permission.sedscript import is_safe_script
+
+READ_ONLY = [
+    "ls",
+    "ls -la",
+    "ls -la src",
+    "ls -I '*.pyc' src",
+    "pwd",
+    "pwd -P",
+    "echo hello world",
+    "echo -n x",
+    "true",
+    "cat README.md",
+    "cat -n src/a.py src/b.py",
+    "cat src/*.py",
+    "head -n 20 README.md",
+    "head -5 README.md",
+    "head --lines=5 README.md",
+    "tail -n 50 log.txt",
+    "wc -l src/a.py",
+    "grep -rn TODO src",
+    "grep -e foo -e bar README.md",
+    "grep 'end$' README.md",
+    "grep -rn --include='*.py' foo .",
+    "grep foo *.py",
+    "rg -n TODO",
+    "rg --hidden -g '*.py' foo src",
+    "rg -l foo -- src",
+    "rg foo src/*.py",
+    "git status",
+    "git status --short -uno",
+    "git status --porcelain=v2",
+    "git log --oneline -5",
+    "git log -p -n 3 --stat",
+    "git log --since=2.weeks --author=me --format=%H",
+    "git log -c",
+    "git diff",
+    "git diff --cached -M50% --stat",
+    "git diff HEAD~1 -- src/a.py",
+    "git diff -- '*.py'",
+    "git show HEAD",
+    "git show --name-only HEAD~2",
+    "git --no-pager log -1",
+    "git -C src status",
+    "git branch",
+    "git branch -a -v",
+    "git branch --merged",
+    "git branch --contains abc123",
+    "git branch --list 'feat/*'",
+    "git branch --show-current",
+    "git rev-parse --abbrev-ref HEAD",
+    "git ls-files -m",
+    "find . -name '*.py' -type f",
+    "find src -maxdepth 2 -newer README.md -print",
+    "find . ( -name a -o -name b ) -prune",
+    "find",
+    "sed -n '1,20p' README.md",
+    "sed -n 's/foo/bar/gp' README.md",
+    "sed -e 's/a/b/' -e '/x/d' README.md",
+    "sed -E 's|a+|b|2' README.md",
+    "sed '$!N;s/\\n/ /' README.md",
+    "date +%Y",
+    "uname -a",
+    "which python",
+    "basename src/a.py .py",
+    "whoami",
+    "stat README.md",
+    "du -sh src",
+]
+
+NOT_READ_ONLY = [
+    "rm README.md",
+    "ls /etc",
+    "ls ..",
+    "ls ~/.ssh",
+    "ls $HOME",
+    "ls `pwd`",
+    "cat /etc/passwd",
+    "cat ../outside.txt",
+    "cat ../*",
+    "cat ~/.ssh/id_rsa",
+    "cat $HOME/x",
+    "cat --unknown-flag README.md",
+    "head -n 5 /etc/passwd",
+    "tail -f log.txt",
+    "wc --files0-from=list README.md",
+    "grep foo /etc/passwd",
+    "grep -f /etc/secret README.md",
+    "grep -r foo ..",
+    "rg --pre ./evil.sh foo",
+    "rg --pre=./evil.sh foo",
+    "rg --hostname-bin=./x foo",
+    "rg -z foo",
+    "rg foo *",
+    "rg foo /etc",
+    "git -c core.pager=evil log",
+    "git --git-dir=/tmp/x log",
+    "git --work-tree=/tmp status",
+    "git -p log",
+    "git --paginate log",
+    "git --exec-path=/tmp status",
+    "git -C /tmp status",
+    "git log --output=/tmp/x",
+    "git diff --output=out.txt",
+    "git diff --ext-diff",
+    "git diff --no-index /etc/passwd README.md",
+    "git log --show-signature",
+    "git show --textconv HEAD",
+    "git log *",
+    "git branch -d main",
+    "git branch -D main",
+    "git branch -m new",
+    "git branch -c copy",
+    "git branch --delete x",
+    "git branch --set-upstream-to=origin/x",
+    "git branch newbranch",
+    "git branch -f main HEAD",
+    "git commit -m x",
+    "git push",
+    "git checkout .",
+    "git stash",
+    "git",
+    "find . -exec rm {} ;",
+    "find . -execdir rm {} ;",
+    "find . -delete",
+    "find . -ok rm {} ;",
+    "find . -okdir rm {} ;",
+    "find . -fprint out",
+    "find . -fprint0 out",
+    "find . -fprintf out %p",
+    "find . -fls out",
+    "find /etc -name x",
+    "find * -name x",
+    "find . -samefile /etc/passwd",
+    "sed -i 's/a/b/' README.md",
+    "sed -i.bak 's/a/b/' README.md",
+    "sed --in-place 's/a/b/' README.md",
+    "sed -ni 's/a/b/p' README.md",
+    "sed -f script.sed README.md",
+    "sed 's/a/b/e' README.md",
+    "sed 's/a/b/w out' README.md",
+    "sed '1e id' README.md",
+    "sed 'e id' README.md",
+    "sed 'w out' README.md",
+    "sed '/x/W out' README.md",
+    "sed 'r /etc/passwd' README.md",
+    "sed 'R /etc/passwd' README.md",
+    "sed -n p /etc/passwd",
+    "sed -n p *.txt",
+    "sed -n p ?x",
+    "sed",
+    "date -s 2020-01-01",
+    "date 0101000020",
+    "du --files0-from=list",
+    "curl http://x",
+    "python -c 'print(1)'",
+    "constructor",
+    "",
+]
+
+
+@pytest.fixture
+def tree(project: Path) -> Path:
+    (project / "src").mkdir()
+    for name in ("README.md", "log.txt", "src/a.py", "src/b.py"):
+        (project / name).write_text("x\n")
+    return project
+
+
+@pytest.mark.parametrize("command", READ_ONLY)
+def test_read_only(command: str, tree: Path) -> None:
+    assert is_read_only(shlex.split(command), cwd=tree, project_dir=tree)
+
+
+@pytest.mark.parametrize("command", NOT_READ_ONLY)
+def test_not_read_only(command: str, tree: Path) -> None:
+    assert not is_read_only(shlex.split(command), cwd=tree, project_dir=tree)
+
+
+def test_symlink_out_of_the_project_is_outside(tree: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s")
+    (tree / "link.txt").symlink_to(secret)
+    assert not is_read_only(["cat", "link.txt"], cwd=tree, project_dir=tree)
+
+
+def test_cwd_outside_the_project(tree: Path, tmp_path: Path) -> None:
+    assert not is_read_only(["ls"], cwd=tmp_path, project_dir=tree)
+    assert not is_read_only(["git", "status"], cwd=tmp_path, project_dir=tree)
+    assert is_read_only(["pwd"], cwd=tmp_path, project_dir=tree)
+    assert is_read_only(["cat", "../README.md"], cwd=tree / "src", project_dir=tree)
+
+
+def test_without_a_project_only_plain_relative_paths() -> None:
+    assert is_read_only(["cat", "a.txt"])
+    assert not is_read_only(["cat", "../a.txt"])
+    assert not is_read_only(["cat", "/etc/passwd"])
+
+
+@pytest.mark.parametrize(
+    ("text", "argv", "expected"),
+    [
+        ("ls -la", ["ls", "-la"], True),
+        ("grep 'a b' README.md", ["grep", "a b", "README.md"], True),
+        ("sudo ls", ["ls"], False),
+        ("timeout 5 cat README.md", ["cat", "README.md"], False),
+        ("LD_PRELOAD=./x.so ls", ["ls"], False),
+        ("GIT_EXTERNAL_DIFF=./x git diff", ["git", "diff"], False),
+        ("./ls", ["ls"], False),
+        ("/usr/bin/cat README.md", ["cat", "README.md"], False),
+        ("echo x > README.md", ["echo", "x"], False),
+        ("cat < README.md", ["cat"], False),
+        ("ls 2>/dev/null", ["ls"], False),
+        ('echo "$HOME"', ["echo", "$HOME"], False),
+    ],
+)
+def test_text_must_be_exactly_the_argv(text: str, argv: list[str], expected: bool, tree: Path) -> None:
+    assert is_read_only(argv, cwd=tree, project_dir=tree, text=text) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ls -la", True),
+        ("grep 'end$' x", True),
+        ("echo 'a > b; c | d'", True),
+        ("echo $HOME", False),
+        ('echo "$HOME"', False),
+        ("echo `id`", False),
+        ("echo $(id)", False),
+        ("echo x > f", False),
+        ("echo x >> f", False),
+        ("cat < f", False),
+        ("ls | wc", False),
+        ("ls && rm x", False),
+        ("ls; rm x", False),
+        ("ls &", False),
+        ("(ls)", False),
+        ("ls\nrm x", False),
+        ("echo 'unterminated", False),
+        ("FOO=1 ls", False),
+        ("sudo ls", False),
+        ("env ls", False),
+        ("./ls", False),
+        ("rm x", False),
+        ("\\ls", True),
+        ("", False),
+    ],
+)
+def test_plain_command_text(text: str, expected: bool) -> None:
+    assert plain_command_text(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("p", True),
+        ("1,20p", True),
+        ("$p", True),
+        ("/foo/,/bar/d", True),
+        ("s/a/b/g", True),
+        ("s|a/b|c|2p", True),
+        ("s/a\\/b/c/I", True),
+        ("y/abc/xyz/", True),
+        ("/x/!d;s/a/b/", True),
+        ("1~2p", True),
+        ("0,/re/d", True),
+        ("$!N;P;D", True),
+        (":a;N;$!ba;s/\\n/ /g", True),
+        ("/start/,/end/{s/a/b/;p}", True),
+        ("a appended text; w /tmp/x", True),  # `a` text runs to the end of the line
+        ("q5", True),
+        ("l 40", True),
+        ("# comment\np", True),
+        ("e", False),
+        ("1e id", False),
+        ("s/a/b/e", False),
+        ("s/a/b/w /tmp/out", False),
+        ("s/a/b/gw out", False),
+        ("w out", False),
+        ("W out", False),
+        ("r /etc/passwd", False),
+        ("R /etc/passwd", False),
+        ("/x/{p;w out\n}", False),
+        ("p;e id", False),
+        (":a;w x", False),
+        ("s/a/b", False),  # unterminated
+        ("v", False),
+        ("5", False),
+    ],
+)
+def test_sed_scripts(script: str, expected: bool) -> None:
+    assert is_safe_script(script) is expected
+
+
+def test_set_names_the_documented_commands() -> None:
+    assert {"ls", "pwd", "echo", "cat", "head", "tail", "wc", "grep", "rg", "git", "find", "sed"} <= (
+        READ_ONLY_COMMANDS
+    )
+    assert "rm" not in READ_ONLY_COMMANDS
