@@ -289,3 +289,11 @@ async def test_memory_stays_bounded_and_spill_is_exact(tmp_path: Path) -> None:
     expected = hashlib.sha256(b"".join([b"0123456789abcdef\n"] * (size // 17 + 1))[:size]).hexdigest()
     assert hashlib.sha256(Path(result.output_path).read_bytes()).hexdigest() == expected
     assert len(result.output) < 8_000
+
+
+async def test_on_data_gets_every_raw_byte(tmp_path: Path) -> None:
+    chunks: list[bytes] = []
+    result = await go("printf '\\033[31mred\\033[0m\\n'; seq 1 20000", tmp_path, on_data=chunks.append)
+    expected = b"\x1b[31mred\x1b[0m\n" + "".join(f"{i}\n" for i in range(1, 20001)).encode()
+    assert b"".join(chunks) == expected
+    assert result.total_bytes == len(expected)

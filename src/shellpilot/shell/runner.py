@@ -121,11 +121,14 @@ class _Pipe(asyncio.SubprocessProtocol):
     def __init__(self, loop: asyncio.AbstractEventLoop, buffer: OutputBuffer) -> None:
         self.buffer = buffer
         self.preview: LivePreview | None = None
+        self.on_data: Callable[[bytes], None] | None = None
         self.exited: asyncio.Future[None] = loop.create_future()
         self.eof: asyncio.Future[None] = loop.create_future()
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         self.buffer.feed(data)
+        if self.on_data is not None:
+            self.on_data(data)
         if self.preview is not None:
             self.preview.poke()
 
@@ -216,6 +219,7 @@ async def run(
     call_id: str | None = None,
     config: Config | None = None,
     no_timeout: bool = False,
+    on_data: Callable[[bytes], None] | None = None,
 ) -> ShellResult:
     """Run ``command`` with the chosen shell as ``<shell> -c <command>`` (one argv string).
 
@@ -226,7 +230,8 @@ async def run(
     default ``shell.timeout_ms``; ``no_timeout=True`` for none), abort (``abort`` set) or
     cancellation of this coroutine, the whole group gets SIGTERM, then SIGKILL after
     ``shell.kill_grace_ms`` if anything is still alive. ``on_output(preview)`` is called
-    throttled (<= ~10/s, always a final call) with the latest ~30,000 characters.
+    throttled (<= ~10/s, always a final call) with the latest ~30,000 characters;
+    ``on_data(chunk)`` with every raw chunk as read (unthrottled, uncleaned: for a terminal).
 
     Raises InvalidTimeout before anything runs; WorkdirNotFound, ShellNotFound or
     ToolError if the process cannot start. (seed: shell tool, 6.4 / 6.5; spec 2.3.)
@@ -243,6 +248,7 @@ async def run(
     )
     loop = asyncio.get_running_loop()
     protocol = _Pipe(loop, buffer)
+    protocol.on_data = on_data
     preview: LivePreview | None = None
     if on_output is not None:
         preview = LivePreview(lambda: buffer.latest(PREVIEW_CHARS), on_output, loop.call_later)
