@@ -1,0 +1,559 @@
+"""The bash-grammar scanner: walks a tree-sitter bash tree and fills a `ScanBuilder`.
+
+Owns: statement/word evaluation, the simulated cwd, wrappers, `bash -c`/`eval`/`find -exec`
+recursion. Must not touch: the result types' policy (scan.py) or permission rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from shellpilot.shell.parse import POSIX_SHELLS, parse
+from shellpilot.shell.scan import MAX_DEPTH, ScanBuilder
+from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
+from shellpilot.shell.words import Word
+from shellpilot.shell.wrappers import program_name, unwrap
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+Cwds = tuple[str, ...] | None
+"""The possible working directories at a point of the script; `None` when unknowable."""
+
+_MAX_CWDS = 8
+
+_SEQUENCE = frozenset({"program", "compound_statement", "do_group", "else_clause", "elif_clause"})
+_BRANCHY = frozenset(
+    {
+        "if_statement",
+        "while_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "case_statement",
+        "case_item",
+        "function_definition",
+    }
+)
+_STATEMENTS = frozenset(
+    {
+        "command",
+        "redirected_statement",
+        "list",
+        "pipeline",
+        "subshell",
+        "negated_command",
+        "declaration_command",
+        "unset_command",
+        "variable_assignment",
+        "variable_assignments",
+        "test_command",
+        *_SEQUENCE,
+        *_BRANCHY,
+    }
+)
+_REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+_SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
+# Nodes that carry no command of their own (only maybe nested substitutions).
+_PASSIVE = frozenset(
+    {
+        "word",
+        "string",
+        "raw_string",
+        "ansi_c_string",
+        "translated_string",
+        "concatenation",
+        "number",
+        "simple_expansion",
+        "expansion",
+        "arithmetic_expansion",
+        "brace_expression",
+        "variable_name",
+        "special_variable_name",
+        "string_content",
+        "binary_expression",
+        "unary_expression",
+        "ternary_expression",
+        "postfix_expression",
+        "parenthesized_expression",
+        "test_operator",
+        "extglob_pattern",
+        "regex",
+        "array",
+        "subscript",
+        "comment",
+        "heredoc_body",
+        "heredoc_content",
+        "heredoc_start",
+        "heredoc_end",
+        "file_descriptor",
+        "command_name",
+    }
+)
+_SAFE_EXPANSIONS = frozenset({"$HOME", "$PWD", "${HOME}", "${PWD}"})
+
+_WORD_ESCAPE = re.compile(r"\\(.)", re.S)
+_DQ_ESCAPE = re.compile(r'\\([$`"\\\n])')
+_ANSI_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)", re.S)
+_ANSI_SIMPLE = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+
+
+def _word_unescape(match: re.Match[str]) -> str:
+    ch = match.group(1)
+    return "" if ch == "\n" else ch
+
+
+def _dq_unescape(match: re.Match[str]) -> str:
+    ch = match.group(1)
+    return "" if ch == "\n" else ch
+
+
+def _ansi_unescape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    head = code[0]
+    if head in "xuU" and len(code) > 1:
+        return chr(int(code[1:], 16))
+    if head.isdigit():
+        return chr(int(code, 8))
+    if head == "c" and len(code) == 2:
+        return chr(ord(code[1]) & 0x1F)
+    return _ANSI_SIMPLE.get(code, "\\" + code)
+
+
+def _union(a: Cwds, b: Cwds) -> Cwds:
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a
+    merged = tuple(dict.fromkeys(a + b))
+    return merged if len(merged) <= _MAX_CWDS else None
+
+
+def scan_bash(source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResolver, depth: int) -> Cwds:
+    """Scan `source` with the bash grammar starting in `cwds`; returns the cwds after it."""
+    return _BashScanner(source, builder, resolver, depth).run(cwds)
+
+
+class _BashScanner:
+    __slots__ = ("builder", "data", "depth", "resolver", "stack", "text")
+
+    def __init__(self, source: str, builder: ScanBuilder, resolver: PathResolver, depth: int) -> None:
+        self.data = source.encode()
+        # Byte offsets equal str offsets for ASCII text: slice the str, no decoding.
+        self.text: str | None = source if source.isascii() else None
+        self.builder = builder
+        self.resolver = resolver
+        self.depth = depth
+        self.stack: list[Cwds] = []
+
+    def slice(self, start: int, end: int) -> str:
+        text = self.text
+        if text is not None:
+            return text[start:end]
+        return self.data[start:end].decode("utf-8", "replace")
+
+    def run(self, cwds: Cwds) -> Cwds:
+        root = parse(self.data, "bash").root_node
+        if root.has_error:
+            self.builder.unknown(f"could not parse {self._short(root)} (syntax error)")
+        return self.sequence(root.children, cwds)
+
+    def _short(self, node: Node) -> str:
+        text = self.slice(node.start_byte, node.end_byte)
+        return repr(text if len(text) <= 60 else text[:57] + "...")
+
+    # statements -------------------------------------------------------------------------
+
+    def sequence(self, nodes: Sequence[Node], cwds: Cwds) -> Cwds:
+        for node in nodes:
+            if node.is_named:
+                cwds = self.stmt(node, cwds)
+        return cwds
+
+    def stmt(self, node: Node, cwds: Cwds) -> Cwds:
+        kind = node.type
+        if kind == "command":
+            return self.simple(node, node, cwds)
+        if kind == "list":
+            children = node.children
+            left = self.stmt(children[0], cwds)
+            right = left
+            for child in children[1:]:
+                if child.is_named:
+                    right = self.stmt(child, left)
+            return _union(left, right)
+        if kind == "pipeline":
+            out = cwds
+            for child in node.children:
+                if child.is_named:
+                    out = _union(out, self.stmt(child, cwds))
+            return out
+        if kind == "redirected_statement":
+            return self.redirected(node, cwds)
+        if kind in _SEQUENCE:
+            return self.sequence(node.children, cwds)
+        if kind == "subshell":
+            self.sequence(node.children, cwds)
+            return cwds
+        if kind in _BRANCHY:
+            self.builder.seen = True
+            return _union(cwds, self.sequence(node.children, cwds))
+        if kind == "negated_command":
+            return self.sequence(node.children, cwds)
+        if kind in ("declaration_command", "unset_command"):
+            self.declaration(node, node, cwds)
+            return cwds
+        if kind in ("variable_assignment", "variable_assignments", "test_command"):
+            self.builder.seen = True
+            self.nested(node, cwds)
+            return cwds
+        if kind in _PASSIVE:
+            self.nested(node, cwds)
+            return cwds
+        if kind == "ERROR":
+            return self.sequence(node.children, cwds)
+        self.builder.unknown(f"unsupported syntax ({kind}) in {self._short(node)}")
+        self.nested(node, cwds)
+        return cwds
+
+    def nested(self, node: Node, cwds: Cwds) -> None:
+        """Scan the command substitutions anywhere below `node` (not commands themselves)."""
+        todo = [node]
+        while todo:
+            current = todo.pop()
+            kind = current.type
+            if kind in _SUBSTITUTIONS:
+                self.sequence(current.children, cwds)
+            elif current.child_count:
+                if kind in _STATEMENTS and current is not node:
+                    self.stmt(current, cwds)
+                else:
+                    todo.extend(current.children)
+
+    def redirected(self, node: Node, cwds: Cwds) -> Cwds:
+        body = None
+        for child in node.children:
+            if child.type not in _REDIRECTS and child.is_named:
+                body = child
+                break
+        if body is not None and body.type == "command":
+            return self.simple(body, node, cwds)
+        out = cwds
+        if body is not None:
+            out = self.stmt(body, cwds)
+        else:
+            self.builder.seen = True
+        for child in node.children:
+            if child.type in _REDIRECTS:
+                self.redirect(child, cwds, [])
+        return out
+
+    def redirect(self, node: Node, cwds: Cwds, excluded: list[tuple[int, int]]) -> None:
+        kind = node.type
+        if kind == "file_redirect":
+            op = ""
+            dest: Node | None = None
+            for child in node.children:
+                if not child.is_named:
+                    op = child.type
+                elif child.type != "file_descriptor" and dest is None:
+                    dest = child
+            if dest is None:
+                return
+            word = self.word(dest, cwds)
+            if op in (">&", "<&") and (word.value.isdigit() or word.value == "-"):
+                return
+            self.resolver.check(word, cwds, f"redirect {op}")
+        elif kind == "heredoc_redirect":
+            for child in node.children:
+                ckind = child.type
+                if ckind == "file_redirect":
+                    self.redirect(child, cwds, excluded)
+                elif ckind == "heredoc_body":
+                    self.nested(child, cwds)
+                elif child.is_named and ckind in _STATEMENTS:
+                    # `cat <<EOF | grep x && rm y`: the rest of the line hangs off the heredoc
+                    excluded.append((child.start_byte, child.end_byte))
+                    self.stmt(child, cwds)
+        else:
+            self.nested(node, cwds)
+
+    # simple commands ----------------------------------------------------------------------
+
+    def simple(self, node: Node, outer: Node, cwds: Cwds) -> Cwds:
+        words: list[Word] = []
+        redirects: list[Node] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "command_name":
+                words.append(self.container(child, cwds))
+            elif kind == "variable_assignment":
+                self.nested(child, cwds)
+            elif kind in _REDIRECTS:
+                redirects.append(child)
+            elif child.is_named and kind != "comment":
+                words.append(self.word(child, cwds))
+        if outer is not node:
+            for child in outer.children:
+                if child.type in _REDIRECTS:
+                    redirects.append(child)
+        excluded: list[tuple[int, int]] = []
+        for redirect in redirects:
+            self.redirect(redirect, cwds, excluded)
+        self.builder.seen = True
+        if not words:
+            return cwds
+        start, end = outer.start_byte, outer.end_byte
+        if excluded:
+            parts = []
+            at = start
+            for a, b in excluded:
+                parts.append(self.slice(at, a))
+                at = b
+            parts.append(self.slice(at, end))
+            text = "".join(parts).strip()
+        else:
+            text = self.slice(start, end)
+        return self.argv(words, text, start, end, cwds)
+
+    def declaration(self, node: Node, outer: Node, cwds: Cwds) -> None:
+        argv: list[str] = []
+        dynamic = False
+        for child in node.children:
+            if not child.is_named:
+                argv.append(child.type)
+                continue
+            raw = self.slice(child.start_byte, child.end_byte)
+            if "$" in raw or "`" in raw:
+                dynamic = True
+                self.nested(child, cwds)
+            argv.append(raw)
+        self.builder.command(self.slice(outer.start_byte, outer.end_byte), argv, dynamic)
+
+    def argv(self, words: list[Word], text: str, start: int, end: int, cwds: Cwds) -> Cwds:
+        """Judge one simple command given its words (name first) and its pattern text."""
+        builder = self.builder
+        resolver = self.resolver
+        unwrapped = unwrap(words) if len(words) > 1 else None
+        index = 0
+        wrappers: list[str] = []
+        run_cwds = cwds
+        if unwrapped is not None:
+            index = unwrapped.index
+            wrappers = unwrapped.wrappers
+            if unwrapped.problem:
+                builder.unknown(unwrapped.problem)
+            for path in unwrapped.paths:
+                resolver.check(path, cwds, wrappers[0] if wrappers else words[0].value)
+            if unwrapped.chdir is not None:
+                run_cwds = resolver.cd(unwrapped.chdir, cwds, "a wrapper's working directory")
+        real = words[index:]
+        head = real[0]
+        name = head.value if head.dynamic else program_name(head.value)
+        if head.dynamic:
+            builder.unknown(f"dynamic command name {head.raw}")
+        if wrappers and wrappers[-1] == "watch":
+            return self.shell_string(real, run_cwds, "watch", text, words, start, end)
+        if name in CD_COMMANDS:
+            builder.seen = True
+            return self.cd(name, real[1:], run_cwds)
+        argv = [name]
+        dynamic = head.dynamic
+        for word in real[1:]:
+            argv.append(word.value)
+            if word.dynamic:
+                dynamic = True
+        # The real command's own text, normalised: `sudo /usr/bin/rm x` -> `rm x`, so a rule
+        # written for the real command (`rm *`) sees it whatever wraps it.
+        inner = prefix = ""
+        if head.start > start or name != head.raw:
+            inner = name + self.slice(head.end, end)
+            prefix = self.slice(start, head.start).strip()
+        builder.command(text, argv, dynamic, wrappers, inner, prefix)
+        operands = path_operands(name, real[1:])
+        if operands:
+            if "xargs" in wrappers:
+                builder.unknown(f"xargs passes paths from its input to {name}")
+            for word in operands:
+                if word.value != "{}":
+                    resolver.check(word, run_cwds, name)
+        elif "xargs" in wrappers and name in SPECS:
+            builder.unknown(f"xargs passes paths from its input to {name}")
+        if name in POSIX_SHELLS:
+            self.shell(name, real[1:], run_cwds)
+        elif name == "eval":
+            self.eval(real[1:], run_cwds)
+        elif name == "find":
+            self.find_exec(real[1:], run_cwds)
+        return cwds
+
+    def cd(self, name: str, args: list[Word], cwds: Cwds) -> Cwds:
+        operands = [w for w in args if not (w.value.startswith("-") and len(w.value) > 1 and not w.dynamic)]
+        if name == "popd":
+            if self.stack:
+                return self.stack.pop()
+            self.builder.unknown("popd without a matching pushd")
+            return None
+        if name == "pushd":
+            if not operands or operands[0].value[:1] in "+-":
+                self.builder.unknown("pushd without a directory rotates the directory stack")
+                return None
+            self.stack.append(cwds)
+        return self.resolver.cd(operands[0] if operands else None, cwds, name)
+
+    # recursion: bash -c, eval, find -exec, watch --------------------------------------------
+
+    def nest(self, source: str, cwds: Cwds, what: str) -> None:
+        if self.depth + 1 > MAX_DEPTH:
+            self.builder.unknown(f"{what} nested deeper than {MAX_DEPTH} levels")
+            return
+        _BashScanner(source, self.builder, self.resolver, self.depth + 1).run(cwds)
+
+    def shell(self, name: str, args: list[Word], cwds: Cwds) -> None:
+        i = 0
+        script = False
+        while i < len(args):
+            value = args[i].value
+            if value == "--":
+                i += 1
+                break
+            if value[:1] in "-+" and len(value) > 1 and not args[i].dynamic:
+                if value.startswith("--"):
+                    i += 1
+                    continue
+                if "c" in value[1:] and value[0] == "-":
+                    script = True
+                if value[1:] in ("o", "O") and i + 1 < len(args):
+                    i += 1
+                if value[0] == "-" and "s" in value[1:]:
+                    break
+                i += 1
+                continue
+            break
+        rest = args[i:]
+        if script:
+            if not rest:
+                self.builder.unknown(f"{name} -c without a command string")
+            elif rest[0].dynamic:
+                self.builder.unknown(f"{name} -c runs a dynamic string {rest[0].raw}")
+            else:
+                self.nest(rest[0].value, cwds, f"{name} -c")
+        elif rest:
+            self.resolver.check(rest[0], cwds, name)
+        else:
+            self.builder.unknown(f"{name} reads the commands it runs from standard input")
+
+    def eval(self, args: list[Word], cwds: Cwds) -> None:
+        if any(w.dynamic for w in args):
+            self.builder.unknown("eval of a dynamic string")
+            return
+        source = " ".join(w.value for w in args)
+        if source.strip():
+            self.nest(source, cwds, "eval")
+
+    def shell_string(
+        self, real: list[Word], cwds: Cwds, what: str, text: str, words: list[Word], start: int, end: int
+    ) -> Cwds:
+        self.builder.command(text, [w.value for w in words], any(w.dynamic for w in words))
+        if any(w.dynamic for w in real):
+            self.builder.unknown(f"{what} runs a dynamic string")
+        else:
+            self.nest(" ".join(w.value for w in real), cwds, what)
+        return cwds
+
+    def find_exec(self, args: list[Word], cwds: Cwds) -> None:
+        i = 0
+        n = len(args)
+        while i < n:
+            value = args[i].value
+            if value in ("-exec", "-execdir", "-ok", "-okdir"):
+                j = i + 1
+                while j < n and args[j].value not in (";", "+"):
+                    j += 1
+                sub = args[i + 1 : j]
+                if j >= n:
+                    self.builder.unknown(f"find {value} without a terminating ';' or '+'")
+                if sub:
+                    text = self.slice(sub[0].start, sub[-1].end)
+                    self.argv(list(sub), text, sub[0].start, sub[-1].end, cwds)
+                i = j
+            i += 1
+
+    # words -----------------------------------------------------------------------------
+
+    def container(self, node: Node, cwds: Cwds) -> Word:
+        """A word held by a wrapper node such as `command_name`."""
+        children = node.children
+        if len(children) == 1:
+            return self.word(children[0], cwds)
+        return self.compound(node, children, cwds)
+
+    def word(self, node: Node, cwds: Cwds) -> Word:
+        kind = node.type
+        start = node.start_byte
+        end = node.end_byte
+        raw = self.slice(start, end)
+        if kind == "word" or kind == "number":
+            value = _WORD_ESCAPE.sub(_word_unescape, raw) if "\\" in raw else raw
+            return Word(value, raw, start, end, False, value)
+        if kind == "raw_string":
+            value = raw[1:-1]
+            return Word(value, raw, start, end, False, value)
+        return self.compound(node, [node], cwds)
+
+    def compound(self, node: Node, children: Sequence[Node], cwds: Cwds) -> Word:
+        parts: list[str] = []
+        state = [False, True]  # dynamic, resolvable
+        for child in children:
+            self.parts(child, parts, state, cwds)
+        start, end = node.start_byte, node.end_byte
+        raw = self.slice(start, end)
+        joined = "".join(parts)
+        if state[0]:
+            return Word(raw, raw, start, end, True, joined if state[1] else None)
+        return Word(joined, raw, start, end, False, joined)
+
+    def parts(self, node: Node, parts: list[str], state: list[bool], cwds: Cwds) -> None:
+        kind = node.type
+        if kind == "word" or kind == "number":
+            raw = self.slice(node.start_byte, node.end_byte)
+            parts.append(_WORD_ESCAPE.sub(_word_unescape, raw) if "\\" in raw else raw)
+        elif kind == "raw_string":
+            parts.append(self.slice(node.start_byte + 1, node.end_byte - 1))
+        elif kind in ("string", "translated_string"):
+            for child in node.children:
+                ckind = child.type
+                if ckind == "string_content":
+                    raw = self.slice(child.start_byte, child.end_byte)
+                    parts.append(_DQ_ESCAPE.sub(_dq_unescape, raw) if "\\" in raw else raw)
+                elif child.is_named:
+                    self.parts(child, parts, state, cwds)
+        elif kind == "concatenation":
+            for child in node.children:
+                self.parts(child, parts, state, cwds)
+        elif kind == "ansi_c_string":
+            raw = self.slice(node.start_byte + 2, node.end_byte - 1)
+            parts.append(_ANSI_ESCAPE.sub(_ansi_unescape, raw) if "\\" in raw else raw)
+        else:
+            raw = self.slice(node.start_byte, node.end_byte)
+            parts.append(raw)
+            state[0] = True
+            if raw not in _SAFE_EXPANSIONS:
+                state[1] = False
+                if node.child_count:
+                    self.nested(node, cwds)

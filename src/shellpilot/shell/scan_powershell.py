@@ -1,0 +1,230 @@
+"""The PowerShell scanner: finds every command in a tree-sitter PowerShell tree.
+
+Owns: PowerShell command words, cmdlet path parameters and the cd family there.
+Must not touch: the bash walker, result policy (scan.py) or permission rules.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shellpilot.shell.parse import parse
+from shellpilot.shell.scan import ScanBuilder
+from shellpilot.shell.scan_paths import PathResolver
+from shellpilot.shell.words import Word
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+Cwds = tuple[str, ...] | None
+
+PS_CD = frozenset({"cd", "chdir", "sl", "set-location", "pushd", "push-location", "popd", "pop-location"})
+# Cmdlets (and their aliases) whose positional and -Path-like arguments are paths.
+PS_FILES = frozenset(
+    {
+        "get-content",
+        "set-content",
+        "add-content",
+        "clear-content",
+        "get-item",
+        "set-item",
+        "new-item",
+        "remove-item",
+        "copy-item",
+        "move-item",
+        "rename-item",
+        "clear-item",
+        "get-childitem",
+        "out-file",
+        "tee-object",
+        "test-path",
+        "resolve-path",
+        "get-itemproperty",
+        "set-itemproperty",
+        "rm",
+        "del",
+        "erase",
+        "rd",
+        "rmdir",
+        "ri",
+        "cp",
+        "copy",
+        "cpi",
+        "mv",
+        "move",
+        "mi",
+        "cat",
+        "gc",
+        "type",
+        "sc",
+        "ac",
+        "ni",
+        "mkdir",
+        "md",
+        "ls",
+        "dir",
+        "gci",
+        "ren",
+        "rni",
+        "gi",
+        "tee",
+    }
+)
+_PATH_PARAMS = frozenset({"-path", "-literalpath", "-destination", "-filepath", "-pspath", "-lp", "-target"})
+_VALUE_PARAMS = frozenset(
+    {
+        "-value",
+        "-filter",
+        "-include",
+        "-exclude",
+        "-itemtype",
+        "-type",
+        "-encoding",
+        "-name",
+        "-newname",
+        "-stream",
+        "-delimiter",
+        "-totalcount",
+        "-tail",
+        "-head",
+        "-first",
+        "-last",
+        "-depth",
+        "-credential",
+        "-readcount",
+        "-attributes",
+    }
+)
+_LITERAL_KINDS = frozenset({"generic_token", "command_parameter", "verbatim_string_characters"})
+
+
+def _name(text: str) -> str:
+    """The program name as written, without directory or `.exe` (`C:\\bin\\Git.exe` -> `Git`)."""
+    name = text.strip().strip("'\"").replace("\\", "/").rsplit("/", 1)[-1]
+    return name[:-4] if name.lower().endswith(".exe") else name
+
+
+class _PowerShellScanner:
+    __slots__ = ("builder", "data", "depth", "resolver")
+
+    def __init__(self, source: str, builder: ScanBuilder, resolver: PathResolver, depth: int) -> None:
+        self.data = source.encode()
+        self.builder = builder
+        self.resolver = resolver
+        self.depth = depth
+
+    def text(self, node: Node) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def run(self, cwds: Cwds) -> None:
+        root = parse(self.data, "powershell").root_node
+        if root.has_error:
+            self.builder.unknown("could not parse the PowerShell command (syntax error)")
+        # Commands in source order; cd moves the simulated cwd for the commands after it.
+        todo = [root]
+        order: list[Node] = []
+        while todo:
+            node = todo.pop()
+            if node.type == "command":
+                order.append(node)
+            if node.type == "assignment_expression":
+                self.builder.seen = True
+            todo.extend(reversed(node.children))
+        for node in order:
+            cwds = self.command(node, cwds)
+
+    def word(self, node: Node) -> Word:
+        raw = self.text(node)
+        value = raw
+        kind = node.type
+        while (
+            kind in ("array_literal_expression", "unary_expression", "string_literal")
+            and node.child_count == 1
+        ):
+            node = node.children[0]
+            kind = node.type
+        if kind == "verbatim_string_characters" or (
+            raw.startswith("'") and raw.endswith("'") and len(raw) > 1
+        ):
+            value = raw.strip()[1:-1].replace("''", "'")
+            return Word(value, raw, node.start_byte, node.end_byte, False, value)
+        if kind == "expandable_string_literal":
+            value = raw[1:-1]
+        if "$" in value or "(" in value or "@" in value[:1]:
+            safe = value.replace("$HOME", "\0").replace("$PWD", "\0")
+            path = value if "$" not in safe and "(" not in safe else None
+            return Word(raw, raw, node.start_byte, node.end_byte, True, path)
+        value = value.replace("`", "") if "`" in value else value
+        return Word(value, raw, node.start_byte, node.end_byte, False, value)
+
+    def command(self, node: Node, cwds: Cwds) -> Cwds:
+        builder = self.builder
+        builder.seen = True
+        name_node = node.child_by_field_name("command_name")
+        elements = node.child_by_field_name("command_elements")
+        if name_node is None:
+            builder.unknown(f"PowerShell command without a name: {self.text(node).strip()}")
+            return cwds
+        head = self.word(name_node)
+        shown = _name(head.value)
+        name = shown.lower()
+        if head.dynamic:
+            builder.unknown(f"dynamic command name {head.raw}")
+        args: list[Word] = []
+        redirects: list[Word] = []
+        if elements is not None:
+            for child in elements.children:
+                kind = child.type
+                if kind == "command_argument_sep":
+                    continue
+                if kind == "redirection":
+                    target = child.child_by_field_name("redirected_file_name")
+                    if target is None:
+                        target = next((c for c in child.children if c.type == "redirected_file_name"), None)
+                    if target is not None:
+                        redirects.append(self.word(target.children[-1]))
+                    continue
+                args.append(self.word(child))
+        for path in redirects:
+            self.resolver.check(path, cwds, "redirect", windows=True)
+        if name in PS_CD:
+            if name in ("popd", "pop-location"):
+                builder.unknown("Pop-Location without a tracked Push-Location")
+                return None
+            operand = self._paths(args)
+            return self.resolver.cd(operand[0] if operand else None, cwds, name, windows=True)
+        text = self.text(node).strip()
+        argv = [shown, *(w.value for w in args)]
+        builder.command(text, argv, head.dynamic or any(w.dynamic for w in args))
+        if name in PS_FILES:
+            for word in self._paths(args):
+                self.resolver.check(word, cwds, name, windows=True)
+        return cwds
+
+    def _paths(self, args: list[Word]) -> list[Word]:
+        out: list[Word] = []
+        i = 0
+        while i < len(args):
+            word = args[i]
+            value = word.value.lower()
+            if value.startswith("-") and not word.dynamic:
+                key, colon, _ = value.partition(":")
+                if key in _PATH_PARAMS:
+                    if colon:
+                        out.append(word.suffix(len(key) + 1))
+                    elif i + 1 < len(args):
+                        out.append(args[i + 1])
+                        i += 1
+                elif key in _VALUE_PARAMS and not colon:
+                    i += 1
+            else:
+                out.append(word)
+            i += 1
+        return out
+
+
+def scan_powershell(
+    source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResolver, depth: int
+) -> None:
+    """Scan `source` with the PowerShell grammar starting in `cwds` (see scan.scan)."""
+    _PowerShellScanner(source, builder, resolver, depth).run(cwds)
