@@ -41,17 +41,28 @@ def _load(text: str) -> Any:
     return yaml.load(text, Loader=_LOADER)  # a safe loader (C if available)
 
 
+def _parses(value: str) -> bool:
+    try:
+        _load(value)
+    except yaml.YAMLError:
+        return False
+    return True
+
+
 def sanitise(text: str) -> str:
     """Rewrite unindented ``key: value`` lines whose value holds a ``:`` as block scalars.
 
     Values that are empty, ``|``/``>`` or already quoted, comments, blank and indented
     lines are left alone (spec §4.1, the seed's fallback for ``description: a: b``).
+    We also rewrite a value that does not parse on its own, such as Claude's
+    ``argument-hint: [pr-number] [priority]``, so it stays a string.
     """
     out: list[str] = []
     for line in text.split("\n"):
         match = _KEY_LINE.match(line)
         value = (match.group(2) or "").strip() if match else ""
-        if match and value and value not in ("|", ">", "|-", ">-") and value[0] not in "\"'" and ":" in value:
+        quotable = value and value not in ("|", ">", "|-", ">-") and value[0] not in "\"'"
+        if match and quotable and (":" in value or not _parses(value)):
             out.append(f"{match.group(1)}: |-")
             out.append(f"  {value}")
         else:
@@ -86,11 +97,13 @@ def _error_line(exc: yaml.YAMLError) -> int:
     return (mark.line + 2) if mark is not None else 1  # +1 for 0-based, +1 for the `---` line
 
 
-def parse_markdown(text: str, path: str) -> Parsed:
+def parse_markdown(text: str, path: str, *, warn_sanitised: bool = True) -> Parsed:
     """Split and parse a markdown file with optional ``---`` YAML frontmatter.
 
     Readings in turn: strict YAML; the sanitiser (``sanitise``); key by key. A lenient
-    reading adds a warning naming ``path`` and the line of the YAML error. Raises
+    reading adds a warning naming ``path`` and the line of the YAML error (not for a
+    sanitised reading when ``warn_sanitised`` is False: formats whose own parser is
+    that lenient, like Claude Code's). Raises
     FrontmatterError when the frontmatter is unterminated, not a mapping, or nothing
     could be read from it.
     """
@@ -112,13 +125,16 @@ def parse_markdown(text: str, path: str) -> Parsed:
         reason = str(getattr(exc, "problem", None) or "invalid YAML")
         try:
             data = _load(sanitise(raw))
-            how = "colons quoted"
+            how = "values quoted"
+            warn = warn_sanitised
         except yaml.YAMLError:
+            warn = True
             data = _key_by_key(raw)
             how = "read key by key"
             if not data:
                 raise FrontmatterError(f"frontmatter is not valid YAML: {reason}", line) from None
-        warnings.append(LoadWarning(f"frontmatter is not valid YAML ({reason}); {how}", path, line))
+        if warn:
+            warnings.append(LoadWarning(f"frontmatter is not valid YAML ({reason}); {how}", path, line))
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -54,7 +54,7 @@ def load_markdown_file(name: str, path: Path, flavour: MarkdownFlavour) -> Loade
         loaded.warnings.append(text)
         return loaded
     try:
-        parsed = parse_markdown(text, origin)
+        parsed = parse_markdown(text, origin, warn_sanitised=flavour != "claude")
     except FrontmatterError as exc:
         loaded.warnings.append(LoadWarning(f"skipped: {exc.message}", origin, exc.line))
         return loaded

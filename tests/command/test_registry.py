@@ -1,0 +1,124 @@
+"""Precedence and collisions across every source, qualified names, lookup errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from shellpilot.command.registry import CommandRegistry
+from shellpilot.config import load_config
+from shellpilot.errors import CommandNotFound
+
+SERVER = Path(__file__).parent.parent / "fixtures" / "mcp_prompt_server.py"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def user_dir(tmp_path: Path) -> Path:
+    return tmp_path / "user-config"
+
+
+def populate(project: Path, user_dir: Path) -> None:
+    write(user_dir / "command" / "hello.md", "user hello")
+    write(user_dir / "command" / "mine.md", "---\ndescription: only mine\n---\nmine $1")
+    write(project / ".shellpilot" / "command" / "hello.md", "project hello")
+    write(project / ".claude" / "commands" / "git" / "commit.md", "claude commit")
+    write(project / ".claude" / "commands" / "tools" / "lint.md", "claude lint")
+    write(project / ".opencode" / "command" / "git" / "commit.md", "opencode commit")
+    write(project / ".gemini" / "commands" / "deploy.toml", 'prompt = "gemini deploy {{args}}"')
+    write(project / ".shellpilot" / "skills" / "deploy" / "SKILL.md", "---\nname: deploy\n---\nskill deploy")
+    write(project / ".claude" / "skills" / "charts" / "SKILL.md", "charts skill")
+    write(
+        project / "shellpilot.json",
+        json.dumps(
+            {"command": {"review": {"template": "my review $1"}, "hello": {"template": "json hello"}}}
+        ),
+    )
+
+
+async def test_precedence_and_collisions(project: Path, user_dir: Path) -> None:
+    populate(project, user_dir)
+    registry = CommandRegistry(project, load_config(project, config_dir=user_dir))
+    names = [c.name for c in await registry.list()]
+    assert names == [
+        "charts",
+        "deploy",
+        "git/commit",
+        "hello",
+        "init",
+        "mine",
+        "review",
+        "skill:deploy",
+        "tools/lint",
+    ]
+    assert (await registry.get("/review")).template == "my review $1"
+    assert (await registry.get("hello")).template == "project hello"
+    assert (await registry.get("git/commit")).template == "opencode commit"
+    assert (await registry.get("deploy")).template == "gemini deploy {{args}}"
+    skill = await registry.get("skill:deploy")
+    assert skill.source == "skill" and str(skill.template).startswith("skill deploy\n\nBase directory")
+    assert (await registry.get("charts")).source == "skill"
+    assert (await registry.get("tools:lint")).template == "claude lint"  # Claude's dir:name
+    with pytest.raises(CommandNotFound) as err:
+        await registry.get("git:commit")  # the Claude file lost the name, so its alias is gone
+    assert "git/commit" in err.value.suggestions
+    config_file = project / "shellpilot.json"
+    assert [str(w) for w in registry.warnings] == [
+        f'command "review" from {config_file} overrides builtin',
+        f'command "hello" from {config_file} overrides {user_dir / "command" / "hello.md"}',
+        f'command "git/commit" from {project / ".opencode/command/git/commit.md"} overrides '
+        f"{project / '.claude/commands/git/commit.md'}",
+        f'command "hello" from {project / ".shellpilot/command/hello.md"} overrides {config_file}',
+        f'skill "deploy" from {project / ".shellpilot/skills/deploy/SKILL.md"} is shadowed by '
+        f"{project / '.gemini/commands/deploy.toml'}; use /skill:deploy",
+    ]
+
+
+async def test_not_found_suggests_close_names(project: Path) -> None:
+    registry = CommandRegistry(project, load_config(project))
+    with pytest.raises(CommandNotFound) as err:
+        await registry.get("revew")
+    assert err.value.suggestions == ["review"]
+    assert str(err.value) == 'Command not found: "revew". Did you mean: review?'
+
+
+async def test_cached_until_reload(project: Path) -> None:
+    registry = CommandRegistry(project, load_config(project))
+    assert [c.name for c in await registry.list()] == ["init", "review"]
+    write(project / ".shellpilot" / "commands" / "new.md", "new")
+    assert [c.name for c in await registry.list()] == ["init", "review"]
+    registry.reload()
+    assert [c.name for c in await registry.list()] == ["init", "new", "review"]
+
+
+async def test_mcp_prompts_override_config_and_stay_qualified(project: Path) -> None:
+    write(project / ".shellpilot" / "command" / "explain.md", "file explain")
+    write(project / ".shellpilot" / "skills" / "hello" / "SKILL.md", "skill hello")
+    config = {
+        "mcp": {
+            "fixture": {"type": "local", "command": [sys.executable, str(SERVER)]},
+            "dead": {"type": "local", "command": [sys.executable, str(SERVER), "--crash"]},
+        }
+    }
+    write(project / "shellpilot.json", json.dumps(config))
+    async with CommandRegistry(project, load_config(project)) as registry:
+        names = [c.name for c in await registry.list()]
+        assert names == ["explain", "fix", "hello", "init", "review", "skill:hello"]
+        explain = await registry.get("explain")
+        assert explain.source == "mcp" and explain.origin == "mcp:fixture" and explain.hints == ["$1"]
+        assert await registry.get("fixture:explain") is explain
+        assert (await registry.get("fixture:review")).source == "mcp"
+        assert (await registry.get("review")).source == "mcp"  # MCP beats the builtin
+        warnings = [str(w) for w in registry.warnings]
+        assert any(w.startswith('command "explain" from mcp:fixture overrides ') for w in warnings)
+        assert any(w.startswith('skill "hello" from ') and "shadowed by mcp:fixture" in w for w in warnings)
+        dead = [w for w in warnings if w.startswith("mcp:dead: server did not start")]
+        assert len(dead) == 1 and "fixture server refuses to start" in dead[0]
