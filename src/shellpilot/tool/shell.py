@@ -152,15 +152,15 @@ class ShellTool:
         project, then the scanner's dirs; the tool-output folder never needs one."""
         project = project_dir.resolve()
         output = self.output_dir.resolve()
+        seen: set[Path] = set()
         found: list[str] = []
         candidates = [str(workdir)] if not _inside(workdir.resolve(), project) else []
         for directory in [*candidates, *dirs]:
-            bare = directory[:-2] if directory.endswith("/*") else directory
-            if _inside(Path(bare).resolve(), output):
+            bare = Path(directory[:-2] if directory.endswith("/*") else directory).resolve()
+            if _inside(bare, output) or bare in seen:
                 continue
-            glob = _dir_glob(directory)
-            if glob not in found:
-                found.append(glob)
+            seen.add(bare)
+            found.append(_dir_glob(directory))
         return found
 
     async def _env(self, ctx: ToolContext, cwd: Path) -> Mapping[str, str] | None:

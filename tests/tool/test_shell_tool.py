@@ -1,0 +1,200 @@
+"""The bash tool end to end: real scanner, real processes, a recording ask."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shellpilot.config import Config
+from shellpilot.errors import InvalidTimeout, PermissionRejected, WorkdirNotFound
+from shellpilot.paths import data_dir, tool_output_dir
+from shellpilot.tool import ToolContext, ToolRegistry
+from shellpilot.tool.shell import ShellParams, ShellTool
+
+FAST = Config.model_validate({"shell": {"kill_grace_ms": 200, "drain_ms": 300}})
+
+
+@dataclass
+class Asks:
+    """Records every ask; rejects the permissions named in ``reject``."""
+
+    reject: set[str] = field(default_factory=set)
+    calls: list[tuple[str, list[str], list[str], list[str]]] = field(default_factory=list)
+
+    async def __call__(
+        self,
+        permission: str,
+        patterns: Sequence[str],
+        always: Sequence[str],
+        metadata: Mapping[str, Any] | None = None,
+        read_only: Collection[str] = (),
+    ) -> None:
+        self.calls.append((permission, list(patterns), list(always), list(read_only)))
+        if permission in self.reject:
+            raise PermissionRejected()
+
+    def permissions(self) -> list[str]:
+        return [call[0] for call in self.calls]
+
+
+def make(project: Path, asks: Asks, **kw: Any) -> tuple[ShellTool, ToolContext, list[Mapping[str, Any]]]:
+    live: list[Mapping[str, Any]] = []
+    tool = ShellTool(kw.pop("config", FAST), data_dir(), **kw)
+    ctx = ToolContext(
+        session_id="ses_test",
+        call_id="call_1",
+        project_dir=project,
+        ask=asks,
+        metadata=lambda title, values: live.append(values),
+    )
+    return tool, ctx, live
+
+
+def params(command: str, **kw: Any) -> ShellParams:
+    return ShellParams(command=command, description=kw.pop("description", "Runs a test command"), **kw)
+
+
+async def test_runs_a_command_and_reports_metadata(project: Path) -> None:
+    asks = Asks()
+    tool, ctx, live = make(project, asks)
+    result = await tool.execute(params("echo hi; touch f; ls"), ctx)
+    assert result.title == "Runs a test command"
+    assert result.output == "hi\nf\n"
+    patterns = ["echo hi", "touch f", "ls"]
+    assert asks.calls == [("bash", patterns, ["echo *", "touch *", "ls *"], ["echo hi", "ls"])]
+    meta = result.metadata
+    assert (meta["exit"], meta["truncated"], meta["timed_out"], meta["aborted"]) == (0, False, False, False)
+    assert meta["description"] == "Runs a test command" and meta["output"] == "hi\nf\n"
+    assert meta["output_path"] is None
+    assert live and live[-1]["output"] == "hi\nf\n"
+
+
+async def test_workdir_inside_the_project_needs_no_directory_ask(project: Path) -> None:
+    (project / "sub").mkdir()
+    asks = Asks()
+    tool, ctx, _ = make(project, asks)
+    result = await tool.execute(params("pwd", workdir="sub"), ctx)
+    assert result.output.strip() == str((project / "sub").resolve())
+    assert asks.permissions() == ["bash"]
+
+
+async def test_workdir_outside_the_project_asks_first(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    asks = Asks(reject={"external_directory"})
+    tool, ctx, _ = make(project, asks)
+    with pytest.raises(PermissionRejected):
+        await tool.execute(params("touch ran", workdir=str(outside)), ctx)
+    assert asks.calls[0][:2] == ("external_directory", [f"{outside.resolve()}/*"])
+    assert asks.permissions() == ["external_directory"]
+    assert not (outside / "ran").exists()
+    allowed = Asks()
+    tool, ctx, _ = make(project, allowed)
+    await tool.execute(params("touch ran", workdir=str(outside)), ctx)
+    assert allowed.permissions() == ["external_directory", "bash"]
+    assert (outside / "ran").exists()
+
+
+async def test_outside_paths_in_the_command_ask_as_globs(project: Path, tmp_path: Path) -> None:
+    target = tmp_path / "other" / "file.txt"
+    target.parent.mkdir()
+    target.write_text("x")
+    asks = Asks()
+    tool, ctx, _ = make(project, asks)
+    await tool.execute(params(f"cat {target}"), ctx)
+    assert asks.calls[0][:3] == ("external_directory", [f"{target.parent}/*"], [f"{target.parent}/*"])
+
+
+async def test_tool_output_folder_needs_no_prompt(project: Path) -> None:
+    folder = tool_output_dir(data_dir())
+    folder.mkdir(parents=True)
+    (folder / "tool_old").write_text("saved output\n")
+    asks = Asks()
+    tool, ctx, _ = make(project, asks)
+    result = await tool.execute(params(f"cat {folder}/tool_old"), ctx)
+    assert result.output == "saved output\n"
+    assert "external_directory" not in asks.permissions()
+
+
+async def test_unknown_scan_asks_for_the_whole_command(project: Path) -> None:
+    asks = Asks()
+    tool, ctx, _ = make(project, asks)
+    command = 'X="echo hi"; eval "$X"'
+    result = await tool.execute(params(command), ctx)
+    assert result.output == "hi\n"
+    (permission, patterns, _always, read_only) = asks.calls[-1]
+    assert permission == "bash" and command in patterns and read_only == []
+
+
+async def test_rejection_runs_nothing(project: Path) -> None:
+    asks = Asks(reject={"bash"})
+    tool, ctx, _ = make(project, asks)
+    with pytest.raises(PermissionRejected):
+        await tool.execute(params("touch ran"), ctx)
+    assert not (project / "ran").exists()
+
+
+async def test_bad_input_fails_before_any_ask(project: Path) -> None:
+    asks = Asks()
+    tool, ctx, _ = make(project, asks)
+    with pytest.raises(InvalidTimeout, match="-1"):
+        await tool.execute(params("touch ran", timeout=-1), ctx)
+    with pytest.raises(WorkdirNotFound):
+        await tool.execute(params("touch ran", workdir="missing"), ctx)
+    assert asks.calls == [] and not (project / "ran").exists()
+
+
+async def test_timeout_and_abort_are_reported(project: Path) -> None:
+    tool, ctx, _ = make(project, Asks())
+    timed = await tool.execute(params("echo begin; sleep 30", timeout=300), ctx)
+    assert timed.metadata["timed_out"] and timed.metadata["exit"] is None
+    assert timed.output.startswith("begin") and "300 ms timeout" in timed.output
+
+    tool, ctx, _ = make(project, Asks())
+    task = asyncio.create_task(tool.execute(params("echo begin; sleep 30"), ctx))
+    await asyncio.sleep(0.3)
+    ctx.abort.set()
+    aborted = await asyncio.wait_for(task, 5)
+    assert aborted.metadata["aborted"] and "aborted by the user" in aborted.output
+
+
+async def test_long_output_is_truncated_into_the_data_dir(project: Path) -> None:
+    tool, ctx, live = make(project, Asks())
+    result = await tool.execute(params("seq 1 5000"), ctx)
+    path = result.metadata["output_path"]
+    assert result.metadata["truncated"] and path.startswith(str(tool_output_dir(data_dir())))
+    assert path.endswith("_call_1") and path in result.output
+    assert Path(path).read_text() == "".join(f"{i}\n" for i in range(1, 5001))
+    assert live[-1]["output"].rstrip().endswith("5000")
+
+
+async def test_env_hook_gets_the_call(project: Path) -> None:
+    seen: list[tuple[str, str, Path]] = []
+
+    async def hook(session_id: str, call_id: str, cwd: Path) -> dict[str, str]:
+        seen.append((session_id, call_id, cwd))
+        return {"FROM_HOOK": f"{session_id}/{call_id}"}
+
+    tool, ctx, _ = make(project, Asks(), env_hook=hook)
+    result = await tool.execute(params('echo "$FROM_HOOK $PAGER"'), ctx)
+    assert result.output.strip() == "ses_test/call_1 cat"
+    assert seen == [("ses_test", "call_1", project)]
+
+
+def test_description_and_schema() -> None:
+    config = Config.model_validate({"shell": {"timeout_ms": 90_000}, "tool_output": {"max_lines": 300}})
+    tool = ShellTool(config, data_dir())
+    text = tool.description()
+    assert "{{" not in text and tool.shell.name in text
+    assert "90000 ms" in text and "600000 ms" in text and "300 lines" in text and "51200 bytes" in text
+    registry = ToolRegistry([tool])
+    schema = registry.schemas()[0]
+    assert schema["name"] == "bash"
+    assert set(schema["parameters"]["required"]) == {"command", "description"}
+    parsed = registry.parse("bash", {"command": "ls", "description": "Lists files", "timeout": 5})
+    assert isinstance(parsed, ShellParams) and parsed.timeout == 5
