@@ -1,0 +1,98 @@
+"""``shellpilot session list|show|export|delete`` as real subprocesses against a real store."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def _sp(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "shellpilot", *args], cwd=cwd, capture_output=True, text=True, timeout=60
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A small git repository with two commits and a file with spaces in its name."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@localhost",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@localhost",
+    }
+    subprocess.run(["git", "init", "-q"], cwd=path, check=True)
+    for i, name in enumerate(["a.txt", "b with spaces.txt"]):
+        (path / name).write_text(f"{i}\n")
+        subprocess.run(["git", "add", "."], cwd=path, env=env, check=True)
+        subprocess.run(["git", "commit", "-qm", f"commit {i}"], cwd=path, env=env, check=True)
+    return path
+
+
+def _session_ids() -> list[str]:
+    db = sqlite3.connect(Path(os.environ["SHELLPILOT_DATA_DIR"]) / "shellpilot.db")
+    try:
+        return [row[0] for row in db.execute("SELECT id FROM session ORDER BY id")]
+    finally:
+        db.close()
+
+
+def test_list_show_export_delete(repo: Path, tmp_path: Path) -> None:
+    assert _sp("shell", "git log --oneline", cwd=repo).returncode == 0
+    assert _sp("shell", "--continue", 'cat "b with spaces.txt"; exit 4', cwd=repo).returncode == 4
+    assert _sp("shell", "echo other", cwd=repo).returncode == 0
+    first, second = _session_ids()
+
+    listed = _sp("session", "list", cwd=repo)
+    assert listed.returncode == 0, listed.stderr
+    assert first in listed.stdout and second in listed.stdout
+    row = next(line for line in listed.stdout.splitlines() if first in line)
+    assert " 4 " in row + " "  # message count of the continued session
+    assert listed.stdout.index(second) < listed.stdout.index(first)  # latest activity first
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert "No sessions" in _sp("session", "list", "--dir", str(elsewhere), cwd=repo).stdout
+    assert first in _sp("session", "list", "--all", cwd=elsewhere).stdout
+
+    shown = _sp("session", "show", first, cwd=repo)
+    assert shown.returncode == 0, shown.stderr
+    text = shown.stdout
+    assert "$ git log --oneline" in text and "commit 1" in text and "commit 0" in text
+    assert "The following tool was executed by the user" in text
+    assert '$ cat "b with spaces.txt"; exit 4' in text and "[exit 4]" in text
+
+    exported = _sp("session", "export", first, cwd=repo)
+    assert exported.returncode == 0
+    doc: dict[str, Any] = json.loads(exported.stdout)
+    assert doc["session"]["id"] == first
+    assert [m["info"]["role"] for m in doc["messages"]] == ["user", "assistant", "user", "assistant"]
+    tool = doc["messages"][3]["parts"][0]
+    assert tool["state"]["metadata"]["exit"] == 4 and tool["state"]["output"].startswith("1\n")
+
+    deleted = _sp("session", "delete", first, cwd=repo)
+    assert deleted.returncode == 0 and first in deleted.stdout
+    assert _session_ids() == [second]
+    gone = _sp("session", "show", first, cwd=repo)
+    assert gone.returncode == 5 and "Session not found" in gone.stderr
+    assert _sp("session", "export", first, cwd=repo).returncode == 5
+    assert _sp("session", "delete", first, cwd=repo).returncode == 5
+
+
+def test_bad_directory_and_corrupt_store_are_clear_errors(repo: Path, tmp_path: Path) -> None:
+    missing = _sp("session", "list", "--dir", str(tmp_path / "nope"), cwd=repo)
+    assert missing.returncode == 2 and "Not a directory" in missing.stderr
+    data = tmp_path / "bad-data"
+    data.mkdir()
+    (data / "shellpilot.db").write_bytes(b"garbage" * 1000)
+    broken = _sp("session", "list", "--data-dir", str(data), cwd=repo)
+    assert broken.returncode == 6 and "shellpilot.db" in broken.stderr

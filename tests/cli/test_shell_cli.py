@@ -1,0 +1,231 @@
+"""``shellpilot shell`` as a real subprocess on a real git repository; the SQLite store read afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+LARGE_BYTES = 20 * 1024 * 1024
+
+
+def _git(repo: Path, *args: str) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@localhost",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@localhost",
+    }
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A git repository: three commits, a file with spaces in its name, a 20 MB file."""
+    path = tmp_path_factory.mktemp("repo")
+    _git(path, "init", "-q")
+    (path / "README.md").write_text("# demo\n")
+    _git(path, "add", ".")
+    _git(path, "commit", "-q", "-m", "first commit")
+    (path / "notes with spaces.txt").write_text("spaced out\n")
+    _git(path, "add", ".")
+    _git(path, "commit", "-q", "-m", "add a spaced file")
+    line = b"0123456789abcdef" * 7 + b"\n"  # 113 bytes
+    with (path / "large.txt").open("wb") as fh:
+        for i in range(LARGE_BYTES // len(line) + 1):
+            fh.write(b"%08d " % i + line)
+    _git(path, "add", ".")
+    _git(path, "commit", "-q", "-m", "add a large file")
+    return path
+
+
+def _sp(*args: str, cwd: Path, **kw: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "shellpilot", *args], cwd=cwd, capture_output=True, text=True, timeout=60, **kw
+    )
+
+
+def _popen(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "shellpilot", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.fixture
+def db() -> Iterator[sqlite3.Connection]:
+    """The store the CLI writes (this test's SHELLPILOT_DATA_DIR), read as plain SQLite."""
+    path = Path(os.environ["SHELLPILOT_DATA_DIR"]) / "shellpilot.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    yield conn
+    conn.close()
+
+
+def _tool_parts(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    rows = db.execute("SELECT body FROM part WHERE type='tool' ORDER BY id").fetchall()
+    return [json.loads(r[0]) for r in rows]
+
+
+def _wait_for(predicate: Any, what: str, seconds: float = 15) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_runs_in_the_repo_and_records_the_part(repo: Path, db: sqlite3.Connection) -> None:
+    out = _sp("shell", "git log --oneline -5; ls; cat \"notes with spaces.txt\"; echo '$HOME'", cwd=repo)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "add a large file" in lines[0]
+    assert "first commit" in lines[2]
+    assert "notes with spaces.txt" in lines and "spaced out" in lines
+    assert lines[-1] == "$HOME"  # the command is passed unchanged: no second expansion
+    (part,) = _tool_parts(db)
+    state = part["state"]
+    assert part["tool"] == "bash" and state["status"] == "completed"
+    assert state["metadata"]["exit"] == 0
+    assert "spaced out" in state["output"]
+    texts = db.execute("SELECT body FROM part WHERE type='text'").fetchall()
+    assert json.loads(texts[0][0])["synthetic"] is True
+    (project,) = db.execute("SELECT project_dir FROM session").fetchone()
+    assert project == str(repo.resolve())
+
+
+@pytest.mark.parametrize(("command", "code"), [("exit 7", 7), ("false", 1), ("kill -9 $$", 137)])
+def test_exit_status_is_the_commands(repo: Path, command: str, code: int, db: sqlite3.Connection) -> None:
+    out = _sp("shell", command, cwd=repo)
+    assert out.returncode == code
+    (part,) = _tool_parts(db)
+    assert part["state"]["status"] == "completed"  # a failing command is still a completed part
+
+
+def test_output_is_live(repo: Path) -> None:
+    proc = _popen("shell", "echo first; sleep 2; echo second", cwd=repo)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "first\n"
+        assert proc.poll() is None  # the first line arrived while the command still ran
+        rest, _ = proc.communicate(timeout=30)
+        assert rest == "second\n"
+        assert proc.returncode == 0
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_continue_session_and_unknown_session(repo: Path, db: sqlite3.Connection, tmp_path: Path) -> None:
+    assert _sp("shell", "echo one", cwd=repo).returncode == 0
+    assert _sp("shell", "--continue", "echo two", cwd=repo).returncode == 0
+    sessions = db.execute("SELECT id FROM session").fetchall()
+    assert len(sessions) == 1
+    (sid,) = sessions[0]
+    assert db.execute("SELECT count(*) FROM message WHERE session_id=?", (sid,)).fetchone()[0] == 4
+    assert _sp("shell", "echo three", cwd=repo).returncode == 0  # no flag: a new session
+    assert _sp("shell", "--session", sid, "echo four", cwd=repo).returncode == 0
+    assert db.execute("SELECT count(*) FROM session").fetchone()[0] == 2
+    assert db.execute("SELECT count(*) FROM message WHERE session_id=?", (sid,)).fetchone()[0] == 6
+    missing = _sp("shell", "--session", "ses_nope", "true", cwd=repo)
+    assert missing.returncode == 5 and "Session not found" in missing.stderr
+    # --data-dir beats the environment
+    other = tmp_path / "other-data"
+    assert _sp("shell", "--data-dir", str(other), "true", cwd=repo).returncode == 0
+    assert (other / "shellpilot.db").is_file()
+
+
+def test_twenty_megabytes_keep_a_truncated_view_and_the_full_file(repo: Path, db: sqlite3.Connection) -> None:
+    out = _sp("shell", "cat large.txt", cwd=repo)
+    assert out.returncode == 0
+    assert out.stdout.endswith((repo / "large.txt").read_text()[-500:])  # the tail reached the terminal
+    (part,) = _tool_parts(db)
+    state = part["state"]
+    assert state["metadata"]["truncated"] is True
+    full = Path(state["metadata"]["output_path"])
+    assert full.stat().st_size == (repo / "large.txt").stat().st_size
+    assert full.read_bytes() == (repo / "large.txt").read_bytes()
+    assert str(full) in state["output"]
+    assert len(state["output"]) < 100_000
+    assert len(db.execute("SELECT body FROM part WHERE type='tool'").fetchone()[0]) < 200_000
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z")
+
+
+def test_ctrl_c_cancels_cleanly_and_records_the_part(repo: Path, db: sqlite3.Connection) -> None:
+    proc = _popen("shell", "echo $$; sleep 30", cwd=repo)
+    assert proc.stdout is not None
+    child = int(proc.stdout.readline())
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert "cancelling" in err
+    _wait_for(lambda: not _pid_alive(child), "the command's shell to die")
+    (part,) = _tool_parts(db)
+    state = part["state"]
+    assert state["status"] == "completed" and state["metadata"]["aborted"] is True
+    assert "aborted by the user" in state["output"] and str(child) in state["output"]
+
+
+def test_kill_9_then_restart_shows_the_part_interrupted(repo: Path, db: sqlite3.Connection) -> None:
+    proc = _popen("shell", "echo $$; echo before-crash; sleep 30", cwd=repo)
+    assert proc.stdout is not None
+    child = int(proc.stdout.readline())
+    try:
+
+        def captured() -> bool:
+            parts = _tool_parts(db)
+            return bool(parts) and "before-crash" in parts[0]["state"].get("metadata", {}).get("output", "")
+
+        _wait_for(captured, "the live preview to reach the store")
+        proc.kill()
+        proc.wait(10)
+    finally:
+        os.killpg(child, signal.SIGKILL)  # the orphaned command, in its own process group
+    (sid,) = db.execute("SELECT id FROM session").fetchone()
+    shown = _sp("session", "show", sid, cwd=repo)
+    assert shown.returncode == 0, shown.stderr
+    assert "interrupted" in shown.stdout and "before-crash" in shown.stdout
+    (part,) = _tool_parts(db)
+    assert part["state"]["status"] == "error" and part["state"]["error"] == "interrupted"
+    assert "before-crash" in part["state"]["metadata"]["output"]
+    # The session is usable again: the dead process's lease is gone.
+    assert _sp("shell", "--session", sid, "true", cwd=repo).returncode == 0
+
+
+def test_second_shell_in_a_busy_session_is_refused(repo: Path, db: sqlite3.Connection) -> None:
+    proc = _popen("shell", "echo go; sleep 30", cwd=repo)
+    assert proc.stdout is not None
+    try:
+        assert proc.stdout.readline() == "go\n"
+        (sid,) = db.execute("SELECT id FROM session").fetchone()
+        busy = _sp("shell", "--session", sid, "echo never", cwd=repo)
+        assert busy.returncode == 5
+        assert "busy" in busy.stderr
+        deleted = _sp("session", "delete", sid, cwd=repo)
+        assert deleted.returncode == 5
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+    assert "never" not in json.dumps(_tool_parts(db))
