@@ -21,6 +21,10 @@ from shellpilot.tool.base import Ask, ToolContext, allow_all
 from shellpilot.tool.registry import ToolRegistry
 
 ABORTED = "Tool execution aborted by the user."
+ABORT_GRACE_S = 10.0
+"""After a cancel, how long running tools get to stop on their own (the shell tool kills
+its process group at once and forces it after ``shell.kill_grace_ms``) before they are
+cancelled outright, in seconds."""
 
 
 class CallOutcome(StrEnum):
@@ -107,6 +111,12 @@ async def run_call(env: CallEnv, part: ToolPart) -> tuple[ToolPart, CallOutcome]
         return _finish(env, holder[0], failed(f"Tool execution failed: {exc!r}")), CallOutcome.ERROR
     state = holder[0].state
     meta = {**(state.metadata if isinstance(state, ToolRunning) else {}), **result.metadata}
+    if env.abort.is_set():
+        text = f"{ABORTED}\n\nOutput before the abort:\n{result.output}" if result.output else ABORTED
+        aborted = ToolFailed(
+            input=started.input, error=text, title=result.title, metadata=meta, start_ms=started.start_ms
+        )
+        return _finish(env, holder[0], aborted), CallOutcome.ABORTED
     done = ToolCompleted(
         input=started.input,
         output=result.output,
@@ -114,8 +124,7 @@ async def run_call(env: CallEnv, part: ToolPart) -> tuple[ToolPart, CallOutcome]
         metadata=meta,
         start_ms=started.start_ms,
     )
-    outcome = CallOutcome.ABORTED if env.abort.is_set() else CallOutcome.COMPLETED
-    return _finish(env, holder[0], done), outcome
+    return _finish(env, holder[0], done), CallOutcome.COMPLETED
 
 
 async def run_calls(
@@ -123,15 +132,18 @@ async def run_calls(
 ) -> list[tuple[ToolPart, CallOutcome]]:
     """Run ``parts`` concurrently (independent calls); results in the calls' order.
 
-    If the caller is cancelled, every running call is cancelled (each records its part as
-    aborted) before the cancellation propagates: nothing keeps running.
+    If the caller is cancelled, ``env.abort`` is set (tools stop what they run and their
+    parts are recorded as aborted, output so far kept); a tool still running after
+    ABORT_GRACE_S is cancelled. Only then does the cancellation propagate: nothing keeps
+    running.
     """
     tasks = [asyncio.ensure_future(run_call(env, part)) for part in parts]
     try:
         results = list(await asyncio.gather(*tasks))
     except asyncio.CancelledError:
         env.abort.set()
-        for task in tasks:
+        _, running = await asyncio.wait(tasks, timeout=ABORT_GRACE_S)
+        for task in running:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise

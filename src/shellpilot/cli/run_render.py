@@ -1,0 +1,139 @@
+"""What ``shellpilot run`` shows while a turn runs: text, tool calls, their live output.
+
+Owns: rendering bus events as terminal text (answer text on stdout; tool calls, their
+output and notices on stderr) or as JSON lines (``--format json``). Must not touch:
+behaviour; it only reads events and writes to the streams it is given.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO, cast
+
+from shellpilot.bus import Event
+from shellpilot.cli.echo import LiveEcho
+
+_DIM, _RED, _RESET = "\x1b[2m", "\x1b[31m", "\x1b[0m"
+
+
+def _summary(tool: str, data: dict[str, Any]) -> str:
+    """One line naming a tool call: the command for bash, the description for task."""
+    value = data.get("command") or data.get("description") or json.dumps(data, ensure_ascii=False)
+    line = " ".join(str(value).split())
+    return f"{tool}: {line if len(line) <= 100 else line[:97] + '...'}"
+
+
+class TextRenderer:
+    """Streams a turn as a person reads it.
+
+    The main session's assistant text goes to ``out`` as it streams; each tool call gets a
+    header line on ``err`` (``$ command`` for bash), its live output (previews, complete
+    lines only), and a status line when it ends. Child sessions (subtasks) are shown on
+    ``err``, indented with the agent's name.
+    """
+
+    def __init__(self, session_id: str, out: TextIO, err: TextIO, *, color: bool = False) -> None:
+        self.session_id = session_id
+        self._out, self._err, self._color = out, err, color
+        self._echoes: dict[str, LiveEcho] = {}
+        self._done: set[str] = set()
+        self._text_open = False
+
+    def _style(self, text: str, code: str) -> str:
+        return f"{code}{text}{_RESET}" if self._color else text
+
+    def _line(self, text: str) -> None:
+        if self._text_open:
+            self._out.write("\n")
+            self._out.flush()
+            self._text_open = False
+        self._err.write(text + "\n")
+        self._err.flush()
+
+    def __call__(self, event: Event) -> None:
+        """Bus listener: render one event."""
+        if event.type == "part.delta":
+            if getattr(event, "session_id", None) == self.session_id:
+                self._out.write(str(getattr(event, "delta", "")))
+                self._out.flush()
+                self._text_open = True
+        elif event.type == "part.updated":
+            part = getattr(event, "part", None)
+            if part is not None and getattr(part, "type", "") == "tool":
+                self._tool(part)
+
+    def _prefix(self, part: Any) -> str:
+        return "" if part.session_id == self.session_id else "  │ "
+
+    def _tool(self, part: Any) -> None:
+        state = part.state
+        key = part.id
+        if key in self._done or state.status == "pending":
+            return
+        prefix = self._prefix(part)
+        if key not in self._echoes:
+            header = (
+                f"$ {state.input.get('command', '')}"
+                if part.tool == "bash"
+                else "⚙ " + _summary(part.tool, state.input)
+            )
+            self._line(self._style(prefix + header, _DIM))
+            self._echoes[key] = LiveEcho(cast(TextIO, _Indented(self._err, prefix)))
+        echo = self._echoes[key]
+        output = state.metadata.get("output") if part.tool == "bash" else None
+        if state.status == "running":
+            if isinstance(output, str):
+                echo.preview(output)
+            return
+        self._done.add(key)
+        if isinstance(output, str):
+            echo.finish(output)
+            if echo.wrote_anything and not echo.ends_with_newline:
+                self._err.write("\n")
+        if state.status == "error":
+            self._line(self._style(f"{prefix}✗ {state.error}", _RED))
+        elif part.tool == "bash" and state.metadata.get("exit") not in (0, None):
+            self._line(self._style(f"{prefix}(exit {state.metadata.get('exit')})", _DIM))
+
+    def close(self) -> None:
+        """End the answer with a newline when text was streamed."""
+        if self._text_open:
+            self._out.write("\n")
+            self._out.flush()
+            self._text_open = False
+
+
+class _Indented:
+    """A text stream that prefixes each line written to ``inner``."""
+
+    def __init__(self, inner: TextIO, prefix: str) -> None:
+        self._inner, self._prefix = inner, prefix
+        self._at_start = True
+
+    def write(self, text: str) -> int:
+        if self._prefix:
+            lines = text.splitlines(keepends=True)
+            text = "".join((self._prefix if i or self._at_start else "") + ln for i, ln in enumerate(lines))
+            if lines:
+                self._at_start = lines[-1].endswith("\n")
+        self._inner.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self._inner.flush()
+
+
+class JsonRenderer:
+    """``--format json``: every bus event as one JSON object per line on ``out``."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+
+    def __call__(self, event: Event) -> None:
+        """Bus listener: write ``event`` as a JSON line."""
+        self.emit(event.model_dump(mode="json"))
+
+    def emit(self, payload: dict[str, Any]) -> None:
+        """Write one JSON object as a line."""
+        self._out.write(json.dumps(payload, ensure_ascii=False) + "\n")
+        self._out.flush()
