@@ -222,6 +222,9 @@ class _BashScanner:
             self.builder.seen = True
             self.nested(node, cwds)
             return cwds
+        if kind in _SUBSTITUTIONS:
+            self.sequence(node.children, cwds)
+            return cwds
         if kind in _PASSIVE:
             self.nested(node, cwds)
             return cwds

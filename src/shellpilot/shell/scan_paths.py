@@ -353,6 +353,8 @@ class PathResolver:
         results outside the project report their directory (itself if a directory).
         `windows`: the word comes from PowerShell/cmd (`\\` separates, `C:\\x` is absolute).
         """
+        if word.dynamic and word.raw[:2] in ("<(", ">("):
+            return  # a process substitution is a pipe (/dev/fd/N); its commands are scanned
         text = self.expand(word, cwds[0] if cwds else None)
         if text is None:
             self.unknown(f"dynamic path {word.raw} in {what}")

@@ -1,0 +1,267 @@
+"""The scanner over the bash grammar: patterns, always, outside dirs, unknown (issue 2 §2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shellpilot.shell import Scan, scan
+
+
+@pytest.fixture
+def proj(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    project = tmp_path / "proj"
+    (project / "sub" / "deep").mkdir(parents=True)
+    (project / "README.md").write_text("hi\n")
+    (tmp_path / "out").mkdir()
+    return project
+
+
+def run(proj: Path, command: str, cwd: str = ".") -> Scan:
+    return scan(command, cwd=cwd, project_dir=proj)
+
+
+def fill(proj: Path, values: list[str]) -> list[str]:
+    home = str(proj.parent / "home")
+    out = str(proj.parent / "out")
+    return [
+        v.replace("{P}", str(proj)).replace("{H}", home).replace("{T}", str(proj.parent)).replace("{O}", out)
+        for v in values
+    ]
+
+
+# (command, patterns, always, dirs) for commands that scan fully (unknown False)
+TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
+    ("ls -la", ["ls -la"], ["ls *"], []),
+    ("git checkout -b x", ["git checkout -b x"], ["git checkout *"], []),
+    ("npm run dev", ["npm run dev"], ["npm run dev *"], []),
+    ("FOO=1 npm test", ["FOO=1 npm test", "npm test"], ["npm test *", "FOO=1 npm test *"], []),
+    ("echo test > output.txt", ["echo test > output.txt"], ["echo *"], []),
+    (
+        "git status $(touch {O}/x)",
+        ["touch {O}/x", "git status $(touch {O}/x)"],
+        ["touch *", "git status *"],
+        ["{O}"],
+    ),
+    ("true && rm f", ["true", "rm f"], ["true *", "rm *"], []),
+    (
+        "false || rm f; ls & wc -l README.md",
+        ["false", "rm f", "ls", "wc -l README.md"],
+        ["false *", "rm *", "ls *", "wc *"],
+        [],
+    ),
+    ("echo x > {O}/out", ["echo x > {O}/out"], ["echo *"], ["{O}"]),
+    ("echo x >> /etc/hosts 2>&1", ["echo x >> /etc/hosts 2>&1"], ["echo *"], ["/etc"]),
+    ("cat < /etc/passwd", ["cat < /etc/passwd"], ["cat *"], ["/etc"]),
+    ("make &> /var/log/x.log", ["make &> /var/log/x.log"], ["make *"], ["/var/log"]),
+    ("echo x >| /opt/f 2> /dev/null", ["echo x >| /opt/f 2> /dev/null"], ["echo *"], ["/opt"]),
+    ("echo x > /dev/stderr 1>&2", ["echo x > /dev/stderr 1>&2"], ["echo *"], []),
+    ("find . -exec rm {} \\;", ["find . -exec rm {} \\;", "rm {}"], ["find *", "rm *"], []),
+    (
+        "find /etc -name '*.conf' -execdir cat {} +",
+        ["find /etc -name '*.conf' -execdir cat {} +", "cat {}"],
+        ["find *", "cat *"],
+        ["/etc"],
+    ),
+    ("bash -c 'rm -rf {O}/x'", ["bash -c 'rm -rf {O}/x'", "rm -rf {O}/x"], ["bash -c *", "rm *"], ["{O}"]),
+    (
+        'sh -c "echo a | tee /opt/b"',
+        ['sh -c "echo a | tee /opt/b"', "echo a", "tee /opt/b"],
+        ["sh -c *", "echo *", "tee *"],
+        ["/opt"],
+    ),
+    ('eval "rm x"', ['eval "rm x"', "rm x"], ["eval *", "rm *"], []),
+    ("/usr/bin/rm x", ["/usr/bin/rm x", "rm x"], ["rm *"], []),
+    ("\\rm -f x", ["\\rm -f x", "rm -f x"], ["rm *"], []),
+    ("sudo rm x", ["sudo rm x", "rm x"], ["rm *", "sudo rm *"], []),
+    ("timeout 5 rm x", ["timeout 5 rm x", "rm x"], ["rm *", "timeout 5 rm *"], []),
+    (
+        "sudo -u bob env A=1 nice -n 5 /bin/rm -r /srv/x",
+        ["sudo -u bob env A=1 nice -n 5 /bin/rm -r /srv/x", "rm -r /srv/x"],
+        ["rm *", "sudo -u bob env A=1 nice -n 5 rm *"],
+        ["/srv"],
+    ),
+    (
+        "nohup python -m http.server &",
+        ["nohup python -m http.server", "python -m http.server"],
+        ["python -m http.server *", "nohup python -m http.server *"],
+        [],
+    ),
+    (
+        "stdbuf -oL tail -f /var/log/syslog",
+        ["stdbuf -oL tail -f /var/log/syslog", "tail -f /var/log/syslog"],
+        ["tail *", "stdbuf -oL tail *"],
+        ["/var/log"],
+    ),
+    ("time make test", ["time make test", "make test"], ["make test *", "time make test *"], []),
+    ("command ls", ["command ls", "ls"], ["ls *", "command ls *"], []),
+    ("exec git log", ["exec git log", "git log"], ["git log *", "exec git log *"], []),
+    ("cd /etc && cat passwd", ["cat passwd"], ["cat *"], ["/etc"]),
+    ("cd sub && cat ../README.md", ["cat ../README.md"], ["cat *"], []),
+    ("cd sub/deep && cat ../../../x", ["cat ../../../x"], ["cat *"], ["{T}"]),
+    ("pushd /srv && popd && rm x", ["rm x"], ["rm *"], ["/srv"]),
+    ("(cd /srv && ls) && rm x", ["ls", "rm x"], ["ls *", "rm *"], ["/srv"]),
+    ("cat ~/.ssh/id_rsa", ["cat ~/.ssh/id_rsa"], ["cat *"], ["{H}/.ssh"]),
+    ("cat $HOME/x", ["cat $HOME/x"], ["cat *"], ["{H}"]),
+    ('cat "${HOME}/.bashrc"', ['cat "${HOME}/.bashrc"'], ["cat *"], ["{H}"]),
+    ("cat $PWD/README.md", ["cat $PWD/README.md"], ["cat *"], []),
+    ("rm -rf {O}/build/*", ["rm -rf {O}/build/*"], ["rm *"], ["{O}/build"]),
+    ("cp a.txt {O}", ["cp a.txt {O}"], ["cp *"], ["{O}"]),
+    ("mv -t /srv/out a b", ["mv -t /srv/out a b"], ["mv *"], ["/srv"]),
+    ("chmod +x /usr/local/bin/tool", ["chmod +x /usr/local/bin/tool"], ["chmod *"], ["/usr/local/bin"]),
+    ("grep -r secret /etc/ssl", ["grep -r secret /etc/ssl"], ["grep *"], ["/etc/ssl"]),
+    ("grep -e /etc/x file.txt", ["grep -e /etc/x file.txt"], ["grep *"], []),
+    ("sed -i s/a/b/ /etc/hosts", ["sed -i s/a/b/ /etc/hosts"], ["sed *"], ["/etc"]),
+    ("python /opt/tool.py --flag", ["python /opt/tool.py --flag"], ["python /opt/tool.py *"], ["/opt"]),
+    ("python -c 'print(1)' /etc/x", ["python -c 'print(1)' /etc/x"], ["python -c *"], []),
+    ("dd if=/dev/zero of={O}/disk.img bs=1M", ["dd if=/dev/zero of={O}/disk.img bs=1M"], ["dd *"], ["{O}"]),
+    ("tar -xzf x.tgz -C /opt/x", ["tar -xzf x.tgz -C /opt/x"], ["tar *"], ["/opt"]),
+    ("tar czf {O}/b.tgz src", ["tar czf {O}/b.tgz src"], ["tar *"], ["{O}"]),
+    ("git -C /srv/repo status", ["git -C /srv/repo status"], ["git -C *"], ["/srv"]),
+    ("git commit -C HEAD", ["git commit -C HEAD"], ["git commit *"], []),
+    ("curl -o {O}/x.sh https://e.x/a", ["curl -o {O}/x.sh https://e.x/a"], ["curl *"], ["{O}"]),
+    ("source ~/.profile", ["source ~/.profile"], ["source *"], ["{H}"]),
+    (". /etc/profile", [". /etc/profile"], [". *"], ["/etc"]),
+    ("bash /opt/run.sh", ["bash /opt/run.sh"], ["bash *"], ["/opt"]),
+    ("x=$(rm y)", ["rm y"], ["rm *"], []),
+    (
+        "X=$(cat /etc/passwd) make",
+        ["cat /etc/passwd", "X=$(cat /etc/passwd) make", "make"],
+        ["cat *", "make *", "X=$(cat /etc/passwd) make *"],
+        ["/etc"],
+    ),
+    ("x=1", [], [], []),
+    ('echo "a $(rm b) `rm c`"', ["rm b", "rm c", 'echo "a $(rm b) `rm c`"'], ["rm *", "echo *"], []),
+    ("echo 'a $(rm b)'", ["echo 'a $(rm b)'"], ["echo *"], []),
+    ("echo $((1 + 2))", ["echo $((1 + 2))"], ["echo *"], []),
+    (
+        "diff <(sort a) >(tee {O}/o)",
+        ["sort a", "tee {O}/o", "diff <(sort a) >(tee {O}/o)"],
+        ["sort *", "tee *", "diff *"],
+        ["{O}"],
+    ),
+    ("{ ls; rm x; } > /srv/log", ["ls", "rm x"], ["ls *", "rm *"], ["/srv"]),
+    (
+        "if true; then rm a; elif false; then rm b; else rm c; fi",
+        ["true", "rm a", "false", "rm b", "rm c"],
+        ["true *", "rm *", "false *"],
+        [],
+    ),
+    ("for f in $(ls); do echo $f; done", ["ls", "echo $f"], ["ls *", "echo *"], []),
+    ("while read l; do echo $l; done < /etc/hosts", ["read l", "echo $l"], ["read *", "echo *"], ["/etc"]),
+    ("case $x in a) rm y;; *) touch /srv/z;; esac", ["rm y", "touch /srv/z"], ["rm *", "touch *"], ["/srv"]),
+    ("f() { rm x; }; f", ["rm x", "f"], ["rm *", "f *"], []),
+    ("! rm x", ["rm x"], ["rm *"], []),
+    ("ls | grep x | wc -l", ["ls", "grep x", "wc -l"], ["ls *", "grep *", "wc *"], []),
+    (
+        "cat <<EOF > /srv/conf\nhi $(rm z)\nEOF",
+        ["rm z", "cat <<EOF > /srv/conf\nhi $(rm z)\nEOF"],
+        ["rm *", "cat *"],
+        ["/srv"],
+    ),
+    ("cat <<'EOF'\n$(rm z)\nEOF", ["cat <<'EOF'\n$(rm z)\nEOF"], ["cat *"], []),
+    ('cat <<< "$(rm q)"', ["rm q", 'cat <<< "$(rm q)"'], ["rm *", "cat *"], []),
+    ("export A=1 && constructor x", ["export A=1", "constructor x"], ["export *", "constructor *"], []),
+    ("rm 'my file' a\\ b \"c d\"", ["rm 'my file' a\\ b \"c d\""], ["rm *"], []),
+    ("[ -f x ] && rm x", ["rm x"], ["rm *"], []),
+]
+
+
+@pytest.mark.parametrize(("command", "patterns", "always", "dirs"), TABLE, ids=[t[0][:40] for t in TABLE])
+def test_scan_table(
+    proj: Path, command: str, patterns: list[str], always: list[str], dirs: list[str]
+) -> None:
+    [command] = fill(proj, [command])
+    result = run(proj, command)
+    assert result.reasons == []
+    assert result.unknown is False
+    assert result.patterns == fill(proj, patterns)
+    assert result.always == fill(proj, always)
+    assert result.dirs == fill(proj, dirs)
+
+
+# (command, reason fragment): each must set unknown, whatever else it finds
+UNKNOWN: list[tuple[str, str]] = [
+    ('cd "$X" && rm y', "relative path y in rm after a cd"),
+    ("rm $TARGET", "dynamic path $TARGET in rm"),
+    ("for f in *; do rm $f.bak; done", "dynamic path $f.bak in rm"),
+    ("cat $(echo /etc/passwd)", "dynamic path $(echo /etc/passwd) in cat"),
+    ("echo x > $OUT", "dynamic path $OUT in redirect >"),
+    ("ls | xargs rm", "xargs passes paths from its input to rm"),
+    ('bash -c "$CMD"', "bash -c runs a dynamic string"),
+    ("eval $X", "eval of a dynamic string"),
+    ("$EDITOR file", "dynamic command name $EDITOR"),
+    ("curl -s https://x | sh", "sh reads the commands it runs from standard input"),
+    ('ls "unterminated', "syntax error"),
+    ("if true; then ls", "syntax error"),
+    ("cd - && rm x", "dynamic directory - in cd"),
+    ("popd && rm x", "popd without a matching pushd"),
+    ("env -S 'rm x' y", "env -S runs a command given as one string"),
+    ("# just a comment", "no command found"),
+    ("rm ~nosuchuser_zz/x", ""),
+]
+
+
+@pytest.mark.parametrize(("command", "fragment"), UNKNOWN, ids=[u[0][:40] for u in UNKNOWN])
+def test_scan_unknown(proj: Path, command: str, fragment: str) -> None:
+    result = run(proj, command)
+    if fragment == "":  # ~user that does not exist stays a relative path: inside, known
+        assert result.unknown is False
+        return
+    assert result.unknown is True
+    assert any(fragment in reason for reason in result.reasons), result.reasons
+
+
+def test_nesting_depth_cap(proj: Path) -> None:
+    command = "rm x"
+    for _ in range(10):
+        command = "bash -c " + "'" + command.replace("'", "'\\''") + "'"
+    result = run(proj, command)
+    assert result.unknown is True
+    assert any("deeper than 8" in r for r in result.reasons)
+
+
+def test_argv_is_faithful(proj: Path) -> None:
+    result = run(
+        proj, "sudo -u x FOO=1 /usr/bin/git -c 'a b' log \"--format=%h $X\" x\\ y $'t\\tz' a\"b\"'c'"
+    )
+    [command] = result.commands
+    assert command.argv == ["git", "-c", "a b", "log", '"--format=%h $X"', "x y", "t\tz", "abc"]
+    assert command.wrappers == ["sudo"]
+    assert command.dynamic is True
+    assert command.always == "git -c *"
+
+
+def test_cwd_outside_project_is_a_dir(proj: Path) -> None:
+    result = scan("ls", cwd="/srv", project_dir=proj)
+    assert result.dirs == ["/srv"]
+
+
+def test_non_ascii_text(proj: Path) -> None:
+    result = run(proj, "echo 'héllo wörld' > /tmp/ü.txt && rm ./ä")
+    assert result.patterns == ["echo 'héllo wörld' > /tmp/ü.txt", "rm ./ä"]
+    assert result.commands[0].argv == ["echo", "héllo wörld"]
+    assert result.dirs == ["/tmp"]
+
+
+def test_empty_command_is_not_unknown(proj: Path) -> None:
+    result = run(proj, "   ")
+    assert result.unknown is False
+    assert result.patterns == []
+
+
+def test_unknown_shell_is_scanned_as_bash_but_marked(proj: Path) -> None:
+    result = scan("rm x", cwd=".", project_dir=proj, shell="fish")
+    assert result.patterns == ["rm x"]
+    assert result.unknown is True
+
+
+def test_branching_cd_keeps_every_possible_cwd(proj: Path) -> None:
+    result = run(proj, "if true; then cd /srv; fi; rm x")
+    assert result.dirs == ["/srv"]
+    result = run(proj, "if true; then cd sub; fi; rm ../x")
+    assert result.dirs == [str(proj.parent)]
