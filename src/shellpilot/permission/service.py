@@ -1,0 +1,263 @@
+"""The permission service: decide a tool's ask, hold pending requests, apply the user's replies.
+
+Owns: pending requests, their futures, the project's grants and the permission.* events.
+Must not touch: shells, terminals or HTTP; UIs answer through ``reply`` and bus events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, assert_never
+
+from shellpilot.bus import Bus
+from shellpilot.errors import (
+    PermissionCorrected,
+    PermissionDenied,
+    PermissionRejected,
+    PermissionRequestNotFound,
+    UsageError,
+)
+from shellpilot.ids import ascending
+from shellpilot.permission.events import (
+    REPLIES,
+    PermissionAsked,
+    PermissionReplied,
+    PermissionRequest,
+    Reason,
+    Reply,
+)
+from shellpilot.permission.grants import GrantStore
+from shellpilot.permission.readonly import plain_command_text
+from shellpilot.permission.rules import Action, Rule, evaluate, merge
+from shellpilot.tool.base import Ask
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The decision for one ask: ``action`` overall, ``denied`` = the first denied pattern,
+    ``needs`` = the patterns that still need a user's answer (in the asked order)."""
+
+    action: Action
+    denied: str | None = None
+    needs: tuple[str, ...] = ()
+
+
+def read_only_allowed(rule: Rule, pattern: str, read_only: Collection[str]) -> bool:
+    """Does the read-only allowance turn this ``ask`` into ``allow``?
+
+    Only when all hold: the caller listed ``pattern`` as read-only (judged on its argv,
+    ``readonly.is_read_only``); the deciding rule is an ``ask`` with the catch-all
+    pattern ``*`` (the default ``bash`` ask, a user's ``"bash": "ask"`` or ``"*": "ask"``,
+    or no rule at all), so a rule the user wrote for this command (``"ls *": "ask"``)
+    is obeyed; and the text is one plain command of the read-only set (no redirect,
+    expansion, assignment or wrapper; ``readonly.plain_command_text``), a backstop in
+    case a caller judged argv without its redirects.
+    """
+    return rule.action == "ask" and rule.catch_all and pattern in read_only and plain_command_text(pattern)
+
+
+def check(
+    permission: str,
+    patterns: Sequence[str],
+    rules: Sequence[Rule],
+    read_only: Collection[str] = (),
+) -> Verdict:
+    """Decide ``patterns`` against ``rules`` without asking anyone (pure).
+
+    Any denied pattern -> ``deny`` (even if another needs asking, spec 1.2); every
+    pattern allowed (or read-only-allowed) -> ``allow`` (so an empty list passes);
+    otherwise ``ask`` with ``needs``. ``shellpilot command render --no-shell`` can show
+    this without running anything.
+    """
+    needs: list[str] = []
+    for pattern in dict.fromkeys(patterns):
+        rule = evaluate(permission, pattern, rules)
+        if rule.action == "deny":
+            return Verdict("deny", denied=pattern)
+        if rule.action == "ask" and not read_only_allowed(rule, pattern, read_only):
+            needs.append(pattern)
+    return Verdict("ask", needs=tuple(needs)) if needs else Verdict("allow")
+
+
+@dataclass
+class _Pending:
+    request: PermissionRequest
+    rules: tuple[Rule, ...]
+    read_only: frozenset[str]
+    future: asyncio.Future[None]
+
+
+class PermissionService:
+    """Asks, waits and remembers (seed: permission service ask/reply; spec 1.2-1.3).
+
+    Build one per project at start-up: ``grants_path`` is that project's grants file
+    (``grants.grants_path(data_dir, project_dir)``), read now and written on every
+    "always". Grants are shared by every session of the project and evaluated with the
+    caller's rules as ordinary allow rules, so a more specific deny still wins.
+    Call its methods from the event loop's thread.
+    """
+
+    def __init__(self, bus: Bus, grants_path: Path, *, project_dir: Path | None = None) -> None:
+        self._bus = bus
+        self._grants = GrantStore(grants_path, project_dir)
+        self._pending: dict[str, _Pending] = {}
+
+    @property
+    def grants(self) -> list[Rule]:
+        """The project's "always" grants (allow rules, source ``grant``)."""
+        return self._grants.rules()
+
+    def check(
+        self,
+        permission: str,
+        patterns: Sequence[str],
+        ruleset: Sequence[Rule],
+        read_only: Collection[str] = (),
+    ) -> Verdict:
+        """``check`` against ``ruleset`` plus this project's grants, without asking."""
+        return check(permission, patterns, merge(ruleset, self._grants.rules()), read_only)
+
+    async def ask(
+        self,
+        session_id: str,
+        permission: str,
+        patterns: Sequence[str],
+        always: Sequence[str],
+        metadata: Mapping[str, Any] | None = None,
+        ruleset: Sequence[Rule] = (),
+        read_only: Collection[str] = (),
+    ) -> None:
+        """Return when every pattern is allowed; otherwise ask the user and wait.
+
+        Raises PermissionDenied (naming the first denied pattern, never the config) when
+        a rule denies one; PermissionRejected / PermissionCorrected when the user rejects
+        (or the session is cancelled). A pending request is published as
+        ``permission.asked`` with only the patterns that need an answer. If the awaiting
+        task is cancelled, its request is removed and ``permission.replied`` (reason
+        ``cancelled``) published.
+        """
+        verdict = self.check(permission, patterns, ruleset, read_only)
+        if verdict.action == "deny":
+            raise PermissionDenied(permission, verdict.denied or "")
+        if verdict.action == "allow":
+            return
+        request = PermissionRequest(
+            id=ascending("per"),
+            session_id=session_id,
+            permission=permission,
+            patterns=verdict.needs,
+            always=tuple(dict.fromkeys(always)),
+            metadata=dict(metadata or {}),
+            created=int(time.time() * 1000),
+        )
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending[request.id] = _Pending(request, tuple(ruleset), frozenset(read_only), future)
+        self._bus.publish(PermissionAsked(request=request))
+        try:
+            await future
+        finally:
+            if self._pending.pop(request.id, None) is not None:
+                self._publish(request, "reject", None, "cancelled")
+
+    def reply(self, request_id: str, reply: Reply, message: str | None = None) -> None:
+        """Answer a pending request.
+
+        ``once``: it proceeds. ``always``: its ``always`` patterns become allow grants
+        for the project (persisted), it proceeds, and the session's other pending
+        requests that are now fully allowed proceed too. ``reject``: it fails with
+        PermissionCorrected(message) or PermissionRejected, and every other pending
+        request of the session fails with PermissionRejected. Raises
+        PermissionRequestNotFound for an id that is not pending (the pending list is
+        unchanged) and UsageError for an unknown reply.
+        """
+        if reply not in REPLIES:
+            raise UsageError(f"Unknown permission reply {reply!r}; use once, always or reject.")
+        entry = self._pending.pop(request_id, None)
+        if entry is None:
+            raise PermissionRequestNotFound(request_id)
+        request = entry.request
+        feedback = message.strip() if message and message.strip() else None
+        match reply:
+            case "once":
+                _settle(entry.future)
+                self._publish(request, "once", None, "user")
+            case "always":
+                self._grants.add(request.permission, request.always)
+                _settle(entry.future)
+                self._publish(request, "always", None, "user")
+                for other in self._session_entries(request.session_id):
+                    rules = merge(other.rules, self._grants.rules())
+                    verdict = check(other.request.permission, other.request.patterns, rules, other.read_only)
+                    if verdict.action == "allow":
+                        del self._pending[other.request.id]
+                        _settle(other.future)
+                        self._publish(other.request, "always", None, "cascade")
+            case "reject":
+                error = PermissionCorrected(feedback) if feedback else PermissionRejected()
+                _settle(entry.future, error)
+                self._publish(request, "reject", feedback, "user")
+                for other in self._session_entries(request.session_id):
+                    del self._pending[other.request.id]
+                    _settle(other.future, PermissionRejected())
+                    self._publish(other.request, "reject", None, "cascade")
+            case _:
+                assert_never(reply)
+
+    def cancel_session(self, session_id: str) -> int:
+        """Reject every pending request of the session (PermissionRejected); return how many."""
+        entries = self._session_entries(session_id)
+        for entry in entries:
+            del self._pending[entry.request.id]
+            _settle(entry.future, PermissionRejected())
+            self._publish(entry.request, "reject", None, "cancelled")
+        return len(entries)
+
+    def pending(self, session_id: str | None = None) -> list[PermissionRequest]:
+        """Pending requests (all, or one session's), oldest first."""
+        requests = [e.request for e in self._pending.values()]
+        if session_id is not None:
+            requests = [r for r in requests if r.session_id == session_id]
+        return sorted(requests, key=lambda r: r.id)
+
+    def asker(self, session_id: str, ruleset: Iterable[Rule]) -> Ask:
+        """An ``Ask`` bound to a session and its rules: what ``ToolContext.ask`` is."""
+        rules = tuple(ruleset)
+
+        async def ask(
+            permission: str,
+            patterns: Sequence[str],
+            always: Sequence[str],
+            metadata: Mapping[str, Any] | None = None,
+            read_only: Collection[str] = (),
+        ) -> None:
+            await self.ask(session_id, permission, patterns, always, metadata, rules, read_only)
+
+        return ask
+
+    def _session_entries(self, session_id: str) -> list[_Pending]:
+        return [e for e in self._pending.values() if e.request.session_id == session_id]
+
+    def _publish(self, request: PermissionRequest, reply: Reply, message: str | None, reason: Reason) -> None:
+        self._bus.publish(
+            PermissionReplied(
+                session_id=request.session_id,
+                request_id=request.id,
+                reply=reply,
+                message=message,
+                reason=reason,
+            )
+        )
+
+
+def _settle(future: asyncio.Future[None], error: BaseException | None = None) -> None:
+    """Resolve (or fail) a waiter unless it is already done (e.g. its task was cancelled)."""
+    if future.done():
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)

@@ -1,0 +1,288 @@
+"""PermissionService: ask/reply lifecycle with a real bus and a real grants file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shellpilot.bus import Bus, Event
+from shellpilot.errors import (
+    ConfigError,
+    PermissionCorrected,
+    PermissionDenied,
+    PermissionRejected,
+    PermissionRequestNotFound,
+    UsageError,
+)
+from shellpilot.permission import (
+    PermissionAsked,
+    PermissionReplied,
+    PermissionRequest,
+    PermissionService,
+    Rule,
+    default_rules,
+    merge,
+    rules_from_config,
+)
+from shellpilot.tool.base import ToolContext
+
+BASH_ASK = rules_from_config({"bash": {"*": "ask", "git status *": "allow", "rm *": "deny"}})
+
+
+class Harness:
+    """A service plus a record of every permission event, on one bus."""
+
+    def __init__(self, grants: Path) -> None:
+        self.bus = Bus()
+        self.grants = grants
+        self.service = PermissionService(self.bus, grants)
+        self.events: list[Event] = []
+        self.asked: asyncio.Queue[PermissionRequest] = asyncio.Queue()
+        self.bus.listen(self._record, ["permission.asked", "permission.replied"])
+
+    def _record(self, event: Event) -> None:
+        self.events.append(event)
+        if isinstance(event, PermissionAsked):
+            self.asked.put_nowait(event.request)
+
+    def start(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        return asyncio.ensure_future(coro)
+
+    async def next_request(self) -> PermissionRequest:
+        return await asyncio.wait_for(self.asked.get(), 5)
+
+    def replies(self) -> list[PermissionReplied]:
+        return [e for e in self.events if isinstance(e, PermissionReplied)]
+
+
+@pytest.fixture
+def h(tmp_path: Path) -> Harness:
+    return Harness(tmp_path / "grants" / "project.json")
+
+
+async def _done(task: asyncio.Task[None]) -> None:
+    await asyncio.wait_for(task, 5)
+
+
+async def test_allowed_returns_without_asking(h: Harness) -> None:
+    await h.service.ask("ses_1", "bash", ["git status", "git status -s"], ["git status *"], {}, BASH_ASK)
+    await h.service.ask("ses_1", "bash", [], [], {}, BASH_ASK)  # nothing to ask about passes
+    assert h.events == []
+
+
+async def test_deny_names_the_pattern_and_not_the_config(h: Harness) -> None:
+    with pytest.raises(PermissionDenied) as caught:
+        await h.service.ask("ses_1", "bash", ["ls", "rm -rf build"], ["ls *", "rm *"], {}, BASH_ASK)
+    assert caught.value.pattern == "rm -rf build"
+    assert "rm -rf build" in str(caught.value)
+    assert "git status" not in str(caught.value)  # the config is not dumped
+    assert h.events == [] and h.service.pending() == []
+
+
+async def test_once_resolves_only_that_request(h: Harness) -> None:
+    task = h.start(
+        h.service.ask("ses_1", "bash", ["git status", "npm test"], ["npm test *"], {"command": "x"}, BASH_ASK)
+    )
+    request = await h.next_request()
+    assert request.id.startswith("per_")
+    assert request.patterns == ("npm test",)  # only what needs an answer
+    assert request.always == ("npm test *",)
+    assert request.metadata == {"command": "x"}
+    assert h.service.pending("ses_1") == [request]
+    h.service.reply(request.id, "once")
+    await _done(task)
+    assert h.service.pending() == []
+    assert h.replies()[-1].reply == "once" and h.replies()[-1].reason == "user"
+    assert h.service.grants == []
+    # once remembers nothing: the same ask asks again
+    again = h.start(h.service.ask("ses_1", "bash", ["npm test"], ["npm test *"], {}, BASH_ASK))
+    second = await h.next_request()
+    h.service.reply(second.id, "once")
+    await _done(again)
+
+
+async def test_always_grants_persist_and_cascade_within_the_session(h: Harness) -> None:
+    first = h.start(h.service.ask("ses_1", "bash", ["npm test"], ["npm test *"], {}, BASH_ASK))
+    r1 = await h.next_request()
+    covered = h.start(h.service.ask("ses_1", "bash", ["npm test --watch"], ["npm test *"], {}, BASH_ASK))
+    r2 = await h.next_request()
+    uncovered = h.start(h.service.ask("ses_1", "bash", ["npm publish"], ["npm publish *"], {}, BASH_ASK))
+    r3 = await h.next_request()
+    other_session = h.start(h.service.ask("ses_2", "bash", ["npm test -x"], ["npm test *"], {}, BASH_ASK))
+    r4 = await h.next_request()
+
+    h.service.reply(r1.id, "always")
+    await _done(first)
+    await _done(covered)  # now fully allowed by the grant
+    assert {r.id for r in h.service.pending()} == {r3.id, r4.id}  # others stay pending
+    cascade = [e for e in h.replies() if e.request_id == r2.id]
+    assert cascade and cascade[0].reason == "cascade" and cascade[0].reply == "always"
+
+    stored = json.loads(h.grants.read_text())
+    assert stored["grants"] == [{"permission": "bash", "pattern": "npm test *"}]
+
+    # a later ask from another session is allowed by the project's grant
+    await asyncio.wait_for(h.service.ask("ses_3", "bash", ["npm test"], ["npm test *"], {}, BASH_ASK), 5)
+
+    # a restart (a new service on the same file) remembers
+    restarted = Harness(h.grants)
+    await restarted.service.ask("ses_9", "bash", ["npm test -k x"], ["npm test *"], {}, BASH_ASK)
+    assert restarted.events == []
+    assert restarted.service.grants == [Rule("bash", "npm test *", "allow", "grant")]
+
+    h.service.cancel_session("ses_1")
+    h.service.cancel_session("ses_2")
+    for task in (uncovered, other_session):
+        with pytest.raises(PermissionRejected):
+            await _done(task)
+
+
+async def test_a_grant_never_beats_a_more_specific_deny(h: Harness) -> None:
+    rules = merge(default_rules(h.grants.parent), rules_from_config({"bash": {"rm -rf *": "deny"}}))
+    task = h.start(h.service.ask("ses_1", "bash", ["rm foo"], ["rm *"], {}, rules))
+    h.service.reply((await h.next_request()).id, "always")
+    await _done(task)
+    await h.service.ask("ses_1", "bash", ["rm bar"], ["rm *"], {}, rules)  # the grant allows
+    with pytest.raises(PermissionDenied):
+        await h.service.ask("ses_1", "bash", ["rm -rf /"], ["rm *"], {}, rules)
+
+
+async def test_reject_fails_the_asker_and_the_sessions_other_requests(h: Harness) -> None:
+    a = h.start(h.service.ask("ses_1", "bash", ["make deploy"], ["make deploy *"], {}, BASH_ASK))
+    ra = await h.next_request()
+    b = h.start(h.service.ask("ses_1", "bash", ["make clean"], ["make clean *"], {}, BASH_ASK))
+    await h.next_request()
+    c = h.start(h.service.ask("ses_2", "bash", ["make all"], ["make all *"], {}, BASH_ASK))
+    rc = await h.next_request()
+
+    h.service.reply(ra.id, "reject")
+    with pytest.raises(PermissionRejected) as caught:
+        await _done(a)
+    assert not isinstance(caught.value, PermissionCorrected)
+    with pytest.raises(PermissionRejected):
+        await _done(b)
+    assert [r.id for r in h.service.pending()] == [rc.id]  # another session is untouched
+    h.service.reply(rc.id, "once")
+    await _done(c)
+
+
+async def test_reject_with_a_message_corrects_the_model(h: Harness) -> None:
+    task = h.start(h.service.ask("ses_1", "bash", ["pip install x"], ["pip install *"], {}, BASH_ASK))
+    request = await h.next_request()
+    h.service.reply(request.id, "reject", "use uv instead")
+    with pytest.raises(PermissionCorrected) as caught:
+        await _done(task)
+    assert caught.value.feedback == "use uv instead"
+    assert "use uv instead" in str(caught.value)
+    assert h.replies()[-1].message == "use uv instead"
+
+
+async def test_unknown_id_and_bad_reply(h: Harness) -> None:
+    task = h.start(h.service.ask("ses_1", "bash", ["make"], ["make *"], {}, BASH_ASK))
+    request = await h.next_request()
+    with pytest.raises(PermissionRequestNotFound) as caught:
+        h.service.reply("per_nope", "once")
+    assert caught.value.request_id == "per_nope"
+    with pytest.raises(UsageError):
+        h.service.reply(request.id, "sometimes")  # type: ignore[arg-type]
+    assert h.service.pending() == [request]  # unchanged
+    h.service.reply(request.id, "once")
+    await _done(task)
+    with pytest.raises(PermissionRequestNotFound):
+        h.service.reply(request.id, "once")  # already answered
+
+
+async def test_cancel_session_rejects_its_pending_requests(h: Harness) -> None:
+    a = h.start(h.service.ask("ses_1", "bash", ["make a"], [], {}, BASH_ASK))
+    await h.next_request()
+    b = h.start(h.service.ask("ses_2", "bash", ["make b"], [], {}, BASH_ASK))
+    rb = await h.next_request()
+    assert h.service.cancel_session("ses_1") == 1
+    with pytest.raises(PermissionRejected):
+        await _done(a)
+    assert h.replies()[-1].reason == "cancelled"
+    assert h.service.pending() == [rb]
+    assert h.service.cancel_session("ses_1") == 0
+    h.service.reply(rb.id, "once")
+    await _done(b)
+
+
+async def test_cancelling_the_waiting_task_removes_its_request(h: Harness) -> None:
+    task = h.start(h.service.ask("ses_1", "bash", ["sleep 100"], [], {}, BASH_ASK))
+    request = await h.next_request()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert h.service.pending() == []
+    assert [e.reason for e in h.replies() if e.request_id == request.id] == ["cancelled"]
+    with pytest.raises(PermissionRequestNotFound):
+        h.service.reply(request.id, "once")
+
+
+async def test_concurrent_requests_in_two_sessions(h: Harness) -> None:
+    tasks = {
+        sid: h.start(h.service.ask(sid, "bash", [f"make {sid}"], [f"make {sid} *"], {}, BASH_ASK))
+        for sid in ("ses_a", "ses_b")
+    }
+    requests = {r.session_id: r for r in [await h.next_request(), await h.next_request()]}
+    assert set(requests) == {"ses_a", "ses_b"}
+    h.service.reply(requests["ses_b"].id, "reject")
+    with pytest.raises(PermissionRejected):
+        await _done(tasks["ses_b"])
+    assert not tasks["ses_a"].done()
+    h.service.reply(requests["ses_a"].id, "once")
+    await _done(tasks["ses_a"])
+
+
+async def test_read_only_allowance(h: Harness, project: Path) -> None:
+    defaults = default_rules(h.grants.parent)
+    # decided by the default catch-all ask: allowed without a prompt
+    await h.service.ask("s", "bash", ["ls -la", "git log -1"], [], {}, defaults, ["ls -la", "git log -1"])
+    # a user's catch-all ask keeps the allowance
+    user_catch_all = merge(defaults, rules_from_config({"bash": "ask"}))
+    await h.service.ask("s", "bash", ["ls -la"], [], {}, user_catch_all, ["ls -la"])
+    assert h.events == []
+    # a rule written for the command is obeyed
+    specific = merge(defaults, rules_from_config({"bash": {"ls *": "ask"}}))
+    asked = h.start(h.service.ask("s", "bash", ["ls -la"], [], {}, specific, ["ls -la"]))
+    h.service.reply((await h.next_request()).id, "once")
+    await _done(asked)
+    # a redirect in the text loses the allowance even if the caller called it read-only
+    redirect = h.start(h.service.ask("s", "bash", ["echo x > f"], [], {}, defaults, ["echo x > f"]))
+    assert (await h.next_request()).patterns == ("echo x > f",)
+    h.service.cancel_session("s")
+    with pytest.raises(PermissionRejected):
+        await _done(redirect)
+    # patterns not listed as read-only still ask
+    mixed = h.start(h.service.ask("s", "bash", ["ls", "make"], [], {}, defaults, ["ls"]))
+    assert (await h.next_request()).patterns == ("make",)
+    h.service.cancel_session("s")
+    with pytest.raises(PermissionRejected):
+        await _done(mixed)
+
+
+async def test_asker_is_a_tool_context_ask(h: Harness, project: Path) -> None:
+    ctx = ToolContext(session_id="ses_1", call_id="call_1", project_dir=project)
+    ctx.ask = h.service.asker("ses_1", BASH_ASK)
+    await ctx.ask("bash", ["git status"], ["git status *"])
+    task = h.start(ctx.ask("bash", ["curl x"], ["curl *"], {"command": "curl x"}))
+    request = await h.next_request()
+    assert request.session_id == "ses_1" and request.metadata == {"command": "curl x"}
+    h.service.reply(request.id, "once")
+    await _done(task)
+
+
+def test_a_broken_grants_file_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "grants.json"
+    path.write_text('{"version": 1,\n "grants": [}')
+    with pytest.raises(ConfigError) as caught:
+        PermissionService(Bus(), path)
+    assert str(path) in str(caught.value) and caught.value.line == 2
+    path.write_text('{"grants": [{"permission": 1}]}')
+    with pytest.raises(ConfigError):
+        PermissionService(Bus(), path)
