@@ -16,6 +16,8 @@ import pytest
 
 from shellpilot.bus import Bus, Event
 from shellpilot.config import Config
+from shellpilot.permission.events import PermissionAsked, PermissionRequest, Reply
+from shellpilot.permission.service import PermissionService
 from shellpilot.provider.registry import ProviderRegistry
 from shellpilot.provider.scripted import Script, ScriptedProvider, ToolCall, Turn
 from shellpilot.session.loop import AgentLoop
@@ -35,6 +37,21 @@ class Rig:
     bus: Bus
     session_id: str
     events: list[Event]
+    permissions: PermissionService | None = None
+
+    def answer(self, *replies: tuple[Reply, str | None]) -> list[PermissionRequest]:
+        """Answer the next permission requests in order; returns the requests seen."""
+        queue = list(replies)
+        seen: list[PermissionRequest] = []
+
+        def on_ask(event: Event) -> None:
+            assert isinstance(event, PermissionAsked) and self.permissions is not None
+            seen.append(event.request)
+            reply, message = queue.pop(0)
+            self.permissions.reply(event.request.id, reply, message)
+
+        self.bus.listen(on_ask, ["permission.asked"])
+        return seen
 
     def tool_parts(self, session_id: str | None = None) -> list[ToolPart]:
         history = self.service.messages(session_id or self.session_id)
@@ -42,7 +59,11 @@ class Rig:
 
 
 def make_rig(
-    project: Path, tmp_path: Path, turns: Sequence[Script], config: dict[str, Any] | None = None
+    project: Path,
+    tmp_path: Path,
+    turns: Sequence[Script],
+    config: dict[str, Any] | None = None,
+    permissions: bool = False,
 ) -> Rig:
     cfg = Config.model_validate({"model": "scripted/m", **(config or {})})
     data = tmp_path / "data"
@@ -53,17 +74,20 @@ def make_rig(
     service = SessionService(store, bus, cfg, data, RunState(bus, lease=store))
     provider = ScriptedProvider(turns)
     providers = ProviderRegistry(cfg, env={}, providers={"scripted": provider})
-    loop = AgentLoop(service, project_dir=project, providers=providers)
+    gate = PermissionService(bus, tmp_path / "grants.json", project_dir=project) if permissions else None
+    loop = AgentLoop(service, project_dir=project, providers=providers, permissions=gate)
     session = service.create(project)
-    return Rig(loop, service, provider, bus, session.id, events)
+    return Rig(loop, service, provider, bus, session.id, events, gate)
 
 
 @pytest.fixture
 def rig_factory(project: Path, tmp_path: Path) -> Iterator[Any]:
     rigs: list[Rig] = []
 
-    def build(turns: Sequence[Script], config: dict[str, Any] | None = None) -> Rig:
-        rig = make_rig(project, tmp_path, turns, config)
+    def build(
+        turns: Sequence[Script], config: dict[str, Any] | None = None, permissions: bool = False
+    ) -> Rig:
+        rig = make_rig(project, tmp_path, turns, config, permissions)
         rigs.append(rig)
         return rig
 
@@ -241,3 +265,53 @@ async def test_structured_output_retries_are_bounded(rig_factory: Any) -> None:
     )
     assert result.error is not None and result.error.name == "StructuredOutputError"
     assert "after 2 attempts" in result.error.message and rig.provider.remaining == 0
+
+
+async def test_reject_without_message_ends_the_turn(rig_factory: Any, project: Path) -> None:
+    rig = rig_factory([Turn(tool_calls=[bash("touch made.txt")]), Turn(text="never")], permissions=True)
+    asked = rig.answer(("reject", None))
+    result = await rig.loop.prompt(rig.session_id, "make a file")
+    assert asked[0].permission == "bash" and asked[0].patterns == ("touch made.txt",)
+    assert result.error is not None and result.error.name == "PermissionRejected"
+    assert not (project / "made.txt").exists() and len(rig.provider.requests) == 1
+    [part] = rig.tool_parts()
+    assert isinstance(part.state, ToolFailed) and "rejected" in part.state.error
+
+
+async def test_reject_with_message_goes_back_to_the_model(rig_factory: Any, project: Path) -> None:
+    rig = rig_factory(
+        [Turn(tool_calls=[bash("touch made.txt")]), Turn(text="ok, I will not")], permissions=True
+    )
+    rig.answer(("reject", "use the tmp dir instead"))
+    result = await rig.loop.prompt(rig.session_id, "make a file")
+    assert result.ok and result.text == "ok, I will not"
+    [error] = [m for m in rig.provider.requests[1].messages if m.role == "tool"]
+    assert error.is_error and "use the tmp dir instead" in error.content
+
+
+async def test_denied_call_goes_back_and_once_always_proceed(rig_factory: Any, project: Path) -> None:
+    turns = [
+        Turn(tool_calls=[bash("rm -f gone.txt")]),
+        Turn(tool_calls=[bash("touch once.txt")]),
+        Turn(tool_calls=[bash("touch always.txt")]),
+        Turn(tool_calls=[bash("touch again.txt"), bash("ls")]),
+        Turn(text="done"),
+    ]
+    rig = rig_factory(turns, {"permission": {"bash": {"rm *": "deny"}}}, permissions=True)
+    asked = rig.answer(("once", None), ("always", None))
+    result = await rig.loop.prompt(rig.session_id, "work")
+    assert result.ok
+    assert [r.patterns for r in asked] == [("touch once.txt",), ("touch always.txt",)]
+    assert (project / "once.txt").exists() and (project / "again.txt").exists()
+    denied = next(m for m in rig.provider.requests[1].messages if m.role == "tool")
+    assert denied.is_error and 'denies "bash" for "rm -f gone.txt"' in denied.content
+
+
+async def test_plan_agent_asks_for_writes_but_not_reads(rig_factory: Any, project: Path) -> None:
+    turns = [Turn(tool_calls=[bash("ls"), bash("touch x.txt")]), Turn(text="planned")]
+    rig = rig_factory(turns, {"permission": {"bash": "allow"}}, permissions=True)
+    asked = rig.answer(("reject", "plan only"))
+    result = await rig.loop.prompt(rig.session_id, "plan it", agent="plan")
+    assert result.ok and [r.patterns for r in asked] == [("touch x.txt",)]
+    assert not (project / "x.txt").exists()
+    assert "plan mode" in rig.provider.requests[0].system
