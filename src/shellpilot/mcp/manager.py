@@ -94,7 +94,8 @@ class _Connection:
                 self._ready.set()
                 await self._stop.wait()
         except BaseException as exc:  # reported as a warning; cancellation re-raised below
-            self.error = exc
+            if self.error is None:
+                self.error = exc
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
@@ -108,7 +109,7 @@ class _Connection:
             await asyncio.wait_for(self._ready.wait(), self.config.timeout_ms / 1000)
         except TimeoutError:
             self.error = TimeoutError(f"did not start within {self.config.timeout_ms} ms")
-            await self.close()
+            await self.close(force=True)
 
     def stderr_tail(self) -> str:
         """The end of a local server's stderr (for warnings)."""
@@ -119,12 +120,15 @@ class _Connection:
             return self._stderr.read()[-STDERR_TAIL:].strip()
         return ""
 
-    async def close(self) -> None:
-        """Stop the server (closing the client ends the child process)."""
+    async def close(self, *, force: bool = False) -> None:
+        """Stop the server (closing the client ends the child process); ``force`` cancels
+        at once instead of letting the SDK shut the session down politely."""
         self._stop.set()
         task, self._task = self._task, None
         if task is not None and not task.done():
             try:
+                if force:
+                    raise TimeoutError
                 await asyncio.wait_for(asyncio.shield(task), 5)
             except (TimeoutError, Exception):
                 task.cancel()
