@@ -224,9 +224,12 @@ def test_config_retry_settings_reach_the_provider() -> None:
     )
     settings = provider_settings(config, {})["x"]
     assert (settings.max_retries, settings.timeout_ms) == (7, 1500)
-    provider = ProviderRegistry(config, env={}, retry_base_delay_s=0.01).provider("x")
+    heard: list[int] = []
+    reg = ProviderRegistry(config, env={}, retry_base_delay_s=0.01, on_retry=lambda e, n, d: heard.append(n))
+    provider = reg.provider("x")
     assert isinstance(provider, OpenAIProvider)
     assert provider._retry.max_retries == 7 and provider._retry.base_delay_s == 0.01
+    assert provider._retry.on_retry is not None
     assert provider._timeout_s == 1.5
 
 
@@ -240,3 +243,29 @@ def test_resolving_imports_no_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+async def test_resolved_model_streams_from_the_configured_server_with_retry_notice(protocol: str) -> None:
+    from shellpilot.provider.base import ModelRequest, TextDelta, UserMessage
+    from shellpilot.testing import ScriptedModelServer, Turn
+
+    heard: list[tuple[int | None, int, float]] = []
+    with ScriptedModelServer([Turn(error_status=503), Turn(text="hello from the server")]) as server:
+        config = Config.model_validate(
+            {"provider": {"srv": server.provider_config(protocol)}, "model": "srv/scripted-1"}
+        )
+
+        async def no_wait(_: float) -> None:
+            return None
+
+        reg = ProviderRegistry(
+            config, env={}, sleep=no_wait, on_retry=lambda err, n, delay: heard.append((err.status, n, delay))
+        )
+        resolved = reg.resolve()
+        request = ModelRequest(model=resolved.api_model, messages=[UserMessage(content="hi")])
+        events = [e async for e in resolved.provider.stream(request)]
+        await reg.aclose()
+        assert [r.body["model"] for r in server.requests] == ["scripted-1", "scripted-1"]
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "hello from the server"
+    assert heard == [(503, 1, 0.5)]

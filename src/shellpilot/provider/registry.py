@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, assert_never
 
 from shellpilot.config.model import Config, ProviderConfig
-from shellpilot.errors import ModelNotFound, ProviderNotConfigured
+from shellpilot.errors import ModelNotFound, ProviderError, ProviderNotConfigured
 from shellpilot.provider.base import Provider
 from shellpilot.provider.retry import RetryPolicy
 
@@ -174,7 +174,8 @@ class ProviderRegistry:
     ``env`` is the environment to read keys from (pass ``os.environ`` at the CLI edge).
     ``providers`` adds ready-made providers by name (e.g. a ``ScriptedProvider`` in tests);
     they win over config entries and accept any model name. ``retry_base_delay_s`` and
-    ``sleep`` shape the retry backoff (tests pass a tiny delay). Providers are cached by name.
+    ``sleep`` shape the retry backoff (tests pass a tiny delay); ``on_retry(error, n, delay_s)``
+    hears of each retry. Providers are cached by name.
     """
 
     def __init__(
@@ -185,6 +186,7 @@ class ProviderRegistry:
         providers: Mapping[str, Provider] | None = None,
         retry_base_delay_s: float = 0.5,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        on_retry: Callable[[ProviderError, int, float], None] | None = None,
     ) -> None:
         self._config = config
         self._settings = provider_settings(config, env)
@@ -192,6 +194,7 @@ class ProviderRegistry:
         self._given = frozenset(self._cache)
         self._base_delay = retry_base_delay_s
         self._sleep = sleep
+        self._on_retry = on_retry
 
     def names(self) -> list[str]:
         """Names of the providers that exist (usable or not), sorted."""
@@ -267,7 +270,10 @@ class ProviderRegistry:
         if settings.problem:
             raise ProviderNotConfigured(settings.problem)
         retry = RetryPolicy(
-            max_retries=settings.max_retries, base_delay_s=self._base_delay, sleep=self._sleep
+            max_retries=settings.max_retries,
+            base_delay_s=self._base_delay,
+            sleep=self._sleep,
+            on_retry=self._on_retry,
         )
         built = make_provider(settings, retry)
         self._cache[name] = built

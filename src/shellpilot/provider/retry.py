@@ -27,13 +27,15 @@ class RetryPolicy:
     """How often and how long to retry a failed stream that produced no output yet.
 
     Delay before retry ``n`` (0-based) is ``min(base_delay_s * 2**n, max_delay_s)`` seconds.
-    ``sleep`` is injectable so tests run without waiting.
+    ``sleep`` is injectable so tests run without waiting. ``on_retry(error, retry_number,
+    delay_s)`` is told about each retry before the wait (e.g. to show "retrying in 2 s").
     """
 
     max_retries: int = 3
     base_delay_s: float = 0.5
     max_delay_s: float = 8.0
     sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep, compare=False)
+    on_retry: Callable[[ProviderError, int, float], None] | None = field(default=None, compare=False)
 
     def delay(self, attempt: int) -> float:
         """Seconds to wait before retry number ``attempt`` (0-based)."""
@@ -50,8 +52,9 @@ async def retrying(
 
     A retry happens only while no event has been yielded (a half-streamed answer is never
     replayed) and at most ``policy.max_retries`` times; then the last error propagates.
-    ``on_retry(error, retry_number, delay_s)`` is told about each retry (for logs and UIs).
+    ``on_retry`` (default: ``policy.on_retry``) is told about each retry.
     """
+    notify = on_retry or policy.on_retry
     retries = 0
     while True:
         emitted = False
@@ -66,8 +69,8 @@ async def retrying(
                 raise
             wait = policy.delay(retries)
             retries += 1
-            if on_retry is not None:
-                on_retry(err, retries, wait)
+            if notify is not None:
+                notify(err, retries, wait)
         finally:
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:
