@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from shellpilot.bus import Bus
 from shellpilot.config import LoadedConfig, load_config
@@ -20,6 +20,9 @@ from shellpilot.paths import store_path, tool_output_dir
 from shellpilot.session.run_state import RunState
 from shellpilot.session.service import SessionService
 from shellpilot.storage.store import SessionStore
+
+if TYPE_CHECKING:
+    from shellpilot.permission import PermissionService
 
 
 @dataclass
@@ -38,24 +41,21 @@ class CliContext:
     bus: Bus
     run_state: RunState
     sessions: SessionService
-    _permissions: Any = field(default=None, repr=False)
+    _permissions: PermissionService | None = field(default=None, repr=False)
 
     @property
-    def permissions(self) -> Any:
-        """The process's ``PermissionService`` (``shellpilot.permission``), built once."""
+    def permissions(self) -> PermissionService:
+        """The process's ``PermissionService`` for this project (its grants file under the data dir)."""
         if self._permissions is None:
-            from shellpilot import permission
+            from shellpilot.permission import PermissionService, grants_path
 
-            service_cls = getattr(permission, "PermissionService", None)
-            if service_cls is None:
-                raise UsageError("the permission service is not available in this build")
-            self._permissions = service_cls(self.bus, self.data_dir / "permission-grants.json")
+            path = grants_path(self.data_dir, self.project_dir)
+            self._permissions = PermissionService(self.bus, path, project_dir=self.project_dir)
         return self._permissions
 
-    def _cancel_permissions(self, session_id: str) -> Any:
-        if self._permissions is None:
-            return None
-        return self._permissions.cancel_session(session_id)
+    def _cancel_permissions(self, session_id: str) -> None:
+        if self._permissions is not None:
+            self._permissions.cancel_session(session_id)
 
     def close(self) -> None:
         """Flush and close the store (idempotent)."""

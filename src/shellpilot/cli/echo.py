@@ -74,15 +74,14 @@ class LiveEcho:
             body = body[: body.rfind("\n") + 1]
         if not cut and body.startswith(self._printed):
             return body[len(self._printed) :]
+        if self._printed:
+            lines = self._printed.splitlines(keepends=True)
+            anchor = "".join(lines[-_ANCHOR_LINES:])
+            at = body.rfind(anchor)
+            if at >= 0:
+                return body[at + len(anchor) :]
         if cut and "\n" in body:
             body = body[body.index("\n") + 1 :]  # the window may start mid-line
-        if not self._printed:
-            return (GAP if cut else "") + body
-        lines = self._printed.splitlines(keepends=True)
-        anchor = "".join(lines[-_ANCHOR_LINES:])
-        at = body.rfind(anchor)
-        if at >= 0:
-            return body[at + len(anchor) :]
         return GAP + body
 
 
