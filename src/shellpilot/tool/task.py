@@ -73,9 +73,10 @@ def task_output(outcome: SubtaskOutcome) -> str:
 
 
 class TaskTool:
-    """Tool id ``task``: parameters ``TaskParams``; ``execute`` checks the agent, asks the
-    ``task`` permission (pattern: the agent's name) unless the call is a command subtask,
-    and runs the child through the runner."""
+    """Tool id ``task``: parameters ``TaskParams``; ``execute`` checks the agent (a model
+    may start only subagents; a command subtask may name any agent), asks the ``task``
+    permission (pattern: the agent's name) unless the call is a command subtask, and runs
+    the child through the runner."""
 
     id: ClassVar[str] = "task"
     parameters: ClassVar[type[BaseModel]] = TaskParams
@@ -90,12 +91,12 @@ class TaskTool:
         lines = [f"- {agent.name}: {agent.description or manual}" for agent in self._agents.subagents()]
         return prompt_text("task").replace("{agents}", "\n".join(lines) or "(none)")
 
-    def _agent(self, name: str) -> Agent:
+    def _agent(self, name: str, any_mode: bool) -> Agent:
         try:
             agent = self._agents.get(name)
         except AgentNotFound:
             agent = None
-        if agent is None or not agent.is_subagent:
+        if agent is None or not (agent.is_subagent or any_mode):
             names = ", ".join(a.name for a in self._agents.subagents()) or "none"
             raise ToolError(
                 f"Unknown agent type: {name} is not a valid agent type. Available subagents: {names}."
@@ -105,8 +106,9 @@ class TaskTool:
     async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
         """Run the subtask; returns ``task_output`` with metadata ``sessionId`` and ``model``."""
         p = params if isinstance(params, TaskParams) else TaskParams.model_validate(params)
-        agent = self._agent(p.subagent_type)
-        if not ctx.extra.get(BYPASS_AGENT_CHECK):
+        bypass = bool(ctx.extra.get(BYPASS_AGENT_CHECK))
+        agent = self._agent(p.subagent_type, any_mode=bypass)
+        if not bypass:
             await ctx.ask("task", [agent.name], [agent.name], {"description": p.description})
         caller_model = ctx.extra.get(CALLER_MODEL)
         model = agent.model or (caller_model if isinstance(caller_model, str) else None)
