@@ -1,9 +1,280 @@
-"""CLI sub-command module (command_cmd); filled in by its issue."""
+"""``shellpilot command list|show|render``: see and try slash commands from the terminal.
+
+Owns: the command sub-commands and how they print. Must not touch: loading or expansion
+rules (command/), permission decisions (permission/); heavy imports stay in functions.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sys
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+
+if TYPE_CHECKING:
+    from shellpilot.command.model import Command
+    from shellpilot.command.registry import CommandRegistry
+    from shellpilot.command.template import ExpandedPrompt
+    from shellpilot.config.load import LoadedConfig
+    from shellpilot.permission.rules import Rule
+    from shellpilot.permission.service import PermissionService
+
+DirOption = Annotated[
+    Path | None, typer.Option("--dir", help="Project directory (default: the current directory).")
+]
+
+
+def _registry(directory: Path | None) -> tuple[CommandRegistry, LoadedConfig]:
+    from shellpilot.cli.context import project_dir_of
+    from shellpilot.command.registry import CommandRegistry
+    from shellpilot.config import load_config
+
+    project = project_dir_of(directory)
+    loaded = load_config(project)
+    return CommandRegistry(project, loaded), loaded
+
+
+def _warn_all(registry: CommandRegistry) -> None:
+    from shellpilot.cli.render import print_warning
+
+    for warning in registry.warnings:
+        print_warning(str(warning))
+
+
+def _as_dict(command: Command) -> dict[str, Any]:
+    return {
+        "name": command.name,
+        "source": command.source,
+        "origin": command.origin,
+        "description": command.description,
+        "hints": command.hints,
+        "agent": command.agent,
+        "model": command.model,
+        "subtask": command.subtask,
+        "argument_hint": command.argument_hint,
+        "aliases": command.aliases,
+        "arguments": [a.model_dump() for a in command.arguments],
+    }
+
+
+def list_commands(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON: commands and warnings.")] = False,
+    directory: DirOption = None,
+) -> None:
+    """List every slash command: name, source, origin, description, placeholders."""
+
+    async def load() -> tuple[list[Command], list[str]]:
+        registry, _ = _registry(directory)
+        async with registry:
+            return await registry.list(), [str(w) for w in registry.warnings]
+
+    commands, warnings = asyncio.run(load())
+    if as_json:
+        typer.echo(json.dumps({"commands": [_as_dict(c) for c in commands], "warnings": warnings}, indent=2))
+        return
+    width = max((len(c.name) for c in commands), default=0) + 1
+    for command in commands:
+        hint = " ".join(command.hints) or (command.argument_hint or "")
+        line = f"/{command.name:<{width}} {command.source:<7} {command.description or ''}"
+        typer.echo(line.rstrip() + (f"  [{hint}]" if hint else ""))
+        typer.echo(f"  {'':<{width}}{command.origin}")
+    from shellpilot.cli.render import print_warning
+
+    for warning in warnings:
+        print_warning(warning)
+
+
+def show_command(
+    name: Annotated[str, typer.Argument(help="Command name, e.g. review or git/commit.")],
+    directory: DirOption = None,
+) -> None:
+    """Show a command's metadata and raw template."""
+
+    async def load() -> Command:
+        registry, _ = _registry(directory)
+        async with registry:
+            return await registry.get(name)
+
+    command = asyncio.run(load())
+    fields = _as_dict(command)
+    for key in ("name", "source", "origin", "description", "agent", "model", "subtask", "argument_hint"):
+        if fields[key] is not None:
+            typer.echo(f"{key}: {fields[key]}")
+    for key in ("hints", "aliases"):
+        if fields[key]:
+            typer.echo(f"{key}: {' '.join(fields[key])}")
+    if command.allowed_tools:
+        typer.echo("allowed-tools (shown only, never pre-approved): " + ", ".join(command.allowed_tools))
+    for spec in command.arguments:
+        need = "required" if spec.required else "optional"
+        typer.echo(f"argument {spec.name} ({need})" + (f": {spec.description}" if spec.description else ""))
+    typer.echo("")
+    raw = command.raw_template()
+    typer.echo(
+        raw if raw is not None else "(the template is rendered by the MCP server when the command runs)"
+    )
+
+
+def join_arguments(args: Sequence[str]) -> str:
+    """Rebuild one argument text from shell-split words, quoting words that hold spaces."""
+    out: list[str] = []
+    for arg in args:
+        if arg and not any(ch.isspace() for ch in arg):
+            out.append(arg)
+        elif '"' not in arg:
+            out.append(f'"{arg}"')
+        else:
+            out.append(f"'{arg}'")
+    return " ".join(out)
+
+
+class TerminalAsk:
+    """The ``Ask`` of ``command render``: rules decide; what they leave open is answered by
+    ``--yes`` (allow once), the terminal prompt on a TTY, or rejected otherwise."""
+
+    def __init__(
+        self, service: PermissionService, rules: list[Rule], *, yes: bool, interactive: bool
+    ) -> None:
+        self.service = service
+        self.rules = rules
+        self.yes = yes
+        self.interactive = interactive
+
+    async def __call__(
+        self,
+        permission: str,
+        patterns: Sequence[str],
+        always: Sequence[str],
+        metadata: Mapping[str, Any] | None = None,
+        read_only: Collection[str] = (),
+    ) -> None:
+        from shellpilot.errors import PermissionDenied, PermissionRejected
+
+        verdict = self.service.check(permission, patterns, self.rules, read_only)
+        if verdict.action == "deny":
+            raise PermissionDenied(permission, verdict.denied or "")
+        if verdict.action == "allow" or self.yes:
+            return
+        if self.interactive and _prompt_yes(permission, verdict.needs, metadata):
+            return
+        raise PermissionRejected(
+            f"{permission} needs approval for: {', '.join(verdict.needs)} (use --yes or --allow PATTERN)"
+        )
+
+
+def _prompt_yes(permission: str, needs: Sequence[str], metadata: Mapping[str, Any] | None) -> bool:
+    """Ask on the terminal (the shared permission prompt when available)."""
+    try:
+        from shellpilot.cli import permission_prompt
+    except ImportError:
+        permission_prompt = None  # type: ignore[assignment]
+    confirm = getattr(permission_prompt, "confirm", None)
+    if callable(confirm):
+        return bool(confirm(permission, list(needs), dict(metadata or {})))
+    sys.stderr.write(f"\n{permission}: {', '.join(needs)}\n")
+    return typer.confirm("Run it once?", default=False, err=True)
+
+
+def _print_expanded(out: ExpandedPrompt, decisions: list[str]) -> None:
+    typer.echo(out.text)
+    if out.files or out.agents:
+        typer.echo("\n--- attachments ---")
+        for ref in out.files:
+            typer.echo(f"{ref.kind}: {ref.name} ({ref.mime}) {ref.path}")
+        for agent in out.agents:
+            typer.echo(f"agent: {agent}")
+    if decisions:
+        typer.echo("\n--- shell blocks (not run) ---")
+        for line in decisions:
+            typer.echo(line)
+    notes = [f"subtask: {'yes' if out.subtask else 'no'}"]
+    if out.agent:
+        notes.append(f"agent: {out.agent}")
+    if out.model:
+        notes.append(f"model: {out.model}")
+    sys.stderr.write("# " + ", ".join(notes) + "\n")
+    from shellpilot.cli.render import print_warning
+
+    for warning in out.warnings:
+        print_warning(warning)
+
+
+def render_command(
+    name: Annotated[str, typer.Argument(help="Command name.")],
+    args: Annotated[
+        list[str] | None, typer.Argument(help="Arguments, as you would type after /NAME.")
+    ] = None,
+    no_shell: Annotated[
+        bool, typer.Option("--no-shell", help="Do not run shell blocks; show the decision each would get.")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Allow every shell block no rule denies.")] = False,
+    allow: Annotated[
+        list[str] | None, typer.Option("--allow", help="Allow shell commands matching PATTERN (repeatable).")
+    ] = None,
+    directory: DirOption = None,
+) -> None:
+    """Print the prompt a command expands to, as the model would receive it."""
+    from shellpilot.agent import AgentRegistry
+    from shellpilot.bus import Bus
+    from shellpilot.command.template import ExpandContext, expand
+    from shellpilot.paths import data_dir
+    from shellpilot.permission import PermissionService, Rule, grants_path, merge
+
+    async def main() -> None:
+        registry, loaded = _registry(directory)
+        async with registry:
+            command = await registry.get(name)
+            agents = AgentRegistry(loaded.config)
+            agent = agents.get(command.agent) if command.agent in agents.names() else agents.default()
+            data = data_dir()
+            rules = agents.ruleset(agent, data)
+            if allow:
+                rules = merge(rules, [Rule("bash", pattern, "allow", "config") for pattern in allow])
+            service = PermissionService(
+                Bus(), grants_path(data, registry.project_dir), project_dir=registry.project_dir
+            )
+            ask = TerminalAsk(service, rules, yes=yes, interactive=sys.stdin.isatty() and sys.stderr.isatty())
+            ctx = ExpandContext(
+                project_dir=registry.project_dir,
+                ask=ask,
+                config=loaded.config,
+                agents={a.name: a.mode for a in agents.agents()},
+                default_agent=agents.default().name,
+                run_shell=not no_shell,
+            )
+            out = await expand(command, join_arguments(args or []), ctx)
+            decisions: list[str] = []
+            for block in out.blocks if no_shell else []:
+                decisions.append(f"!`{block.command}` -> {_decision(service, rules, block.check)}")
+            _print_expanded(out, decisions)
+
+    asyncio.run(main())
+
+
+def _decision(service: PermissionService, rules: list[Rule], check: Any) -> str:
+    if check is None:
+        return "unknown (the command could not be scanned)"
+    if check.dirs:
+        globs = [f"{d.rstrip('/')}/*" for d in check.dirs]
+        outside = service.check("external_directory", globs, rules)
+        if outside.action != "allow":
+            return f"{outside.action} (outside the project: {', '.join(check.dirs)})"
+    verdict = service.check("bash", check.patterns, rules, check.read_only)
+    if verdict.action == "deny":
+        return f"deny ({verdict.denied})"
+    if verdict.action == "ask":
+        return f"ask ({', '.join(verdict.needs)})"
+    return "allow" + (" (read-only)" if check.read_only else "")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the top-level app."""
+    """Add ``shellpilot command ...`` to the top-level app."""
+    command_app = typer.Typer(help="List, show and render slash commands.", no_args_is_help=True)
+    command_app.command("list")(list_commands)
+    command_app.command("show")(show_command)
+    command_app.command("render")(render_command)
+    app.add_typer(command_app, name="command")

@@ -45,6 +45,13 @@ def _claude_model(model: str | None) -> str | None:
     return f"anthropic/{model}"
 
 
+def _argument_hint(value: object, origin: str, warnings: list[LoadWarning]) -> str | None:
+    """Claude writes ``argument-hint: [pr-number]``, which YAML reads as a list: rebuild it."""
+    if isinstance(value, list):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return text_field({"argument-hint": value}, "argument-hint", origin, warnings)
+
+
 def load_markdown_file(name: str, path: Path, flavour: MarkdownFlavour) -> Loaded:
     """One command from one file; an unusable file yields only a warning (path, line)."""
     loaded = Loaded()
@@ -70,7 +77,7 @@ def load_markdown_file(name: str, path: Path, flavour: MarkdownFlavour) -> Loade
             template=parsed.body,
             hints=hints(parsed.body),
             origin=origin,
-            argument_hint=text_field(data, "argument-hint", origin, warnings),
+            argument_hint=_argument_hint(data.get("argument-hint"), origin, warnings),
             allowed_tools=list_field(data, "allowed-tools"),
             aliases=[name.replace("/", ":")] if "/" in name else [],
         )

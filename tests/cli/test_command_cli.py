@@ -1,0 +1,157 @@
+"""``shellpilot command list|show|render`` driven through the real CLI app."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from shellpilot.cli.app import app
+from shellpilot.cli.command_cmd import join_arguments
+
+runner = CliRunner()
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_list_shows_commands_and_warnings(project: Path) -> None:
+    write(project / ".claude" / "commands" / "fix.md", "---\ndescription: Fix it\n---\nFix $1 $2")
+    write(project / ".shellpilot" / "command" / "broken.md", "---\ndescription: open\n")
+    result = runner.invoke(app, ["command", "list", "--dir", str(project)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["/fix", "command", "Fix", "it", "[$1", "$2]"]
+    assert lines[1].strip() == str(project / ".claude" / "commands" / "fix.md")
+    assert [line.split()[0] for line in lines[::2]] == ["/fix", "/init", "/review"]
+    broken = project / ".shellpilot" / "command" / "broken.md"
+    assert f"warning: {broken}:1: skipped: frontmatter starts with --- but never ends" in result.stderr
+
+
+def test_list_json(project: Path) -> None:
+    write(project / ".gemini" / "commands" / "g" / "x.toml", 'prompt = "do {{args}}"\ndescription = "gem"')
+    result = runner.invoke(app, ["command", "list", "--json", "--dir", str(project)])
+    data = json.loads(result.stdout)
+    assert data["warnings"] == []
+    by_name = {c["name"]: c for c in data["commands"]}
+    assert set(by_name) == {"g/x", "init", "review"}
+    assert by_name["g/x"]["hints"] == ["{{args}}"] and by_name["g/x"]["aliases"] == ["g:x"]
+    assert by_name["review"]["subtask"] is True and by_name["review"]["origin"] == "builtin"
+
+
+def test_show(project: Path) -> None:
+    write(
+        project / ".claude" / "commands" / "ship.md",
+        "---\nallowed-tools: Bash(git push:*)\nargument-hint: [branch]\n---\nPush $1 now",
+    )
+    result = runner.invoke(app, ["command", "show", "/ship", "--dir", str(project)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "name: ship",
+        "source: command",
+        f"origin: {project / '.claude' / 'commands' / 'ship.md'}",
+        "description: Push $1 now",
+        "argument_hint: [branch]",
+        "hints: $1",
+        "allowed-tools (shown only, never pre-approved): Bash(git push:*)",
+        "",
+        "Push $1 now",
+    ]
+
+
+def test_render_review_on_a_real_git_repo(project: Path) -> None:
+    git(project, "init", "-q")
+    write(project / "app.py", "print('v1')\n")
+    git(project, "add", "app.py")
+    git(project, "commit", "-qm", "first")
+    write(project / "app.py", "print('v2')\n")
+    write(project / "new.txt", "untracked\n")
+    result = runner.invoke(app, ["command", "render", "review", "--dir", str(project)])
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert text.startswith("You are a code reviewer.")
+    assert "Input: \n" in text
+    assert "(`git status --short`):\n\n M app.py\n?? new.txt\n\n## Determining what to review" in text
+    assert "git diff --cached" in text and "!`" not in text
+    assert "# subtask: yes" in result.stderr
+
+
+def test_render_with_arguments_and_attachments(project: Path) -> None:
+    write(project / "src" / "main.py", "x = 1\n")
+    write(project / ".shellpilot" / "command" / "look.md", "---\nagent: plan\n---\nLook at @$1 for $2")
+    result = runner.invoke(
+        app, ["command", "render", "look", "src/main.py", "the bug", "--dir", str(project)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "Look at @src/main.py for the bug",
+        "",
+        "--- attachments ---",
+        f"file: src/main.py (text/x-python) {project / 'src' / 'main.py'}",
+    ]
+    assert "# subtask: no, agent: plan" in result.stderr
+
+
+def test_render_blocks_follow_rules_and_flags(project: Path) -> None:
+    write(project / ".shellpilot" / "command" / "mk.md", "Made: !`touch made && echo done`")
+    args = ["command", "render", "mk", "--dir", str(project)]
+
+    result = runner.invoke(app, args)  # not a TTY, no --yes: the ask is rejected
+    assert result.stdout.startswith("Made: [shell block not run: rejected by the user]")
+    assert not (project / "made").exists()
+
+    result = runner.invoke(app, [*args, "--no-shell"])
+    assert result.stdout.splitlines() == [
+        "Made: !`touch made && echo done`",
+        "",
+        "--- shell blocks (not run) ---",
+        "!`touch made && echo done` -> ask (touch made)",
+    ]
+
+    result = runner.invoke(app, [*args, "--allow", "touch *"])
+    assert result.stdout.splitlines() == ["Made: done"] and (project / "made").exists()
+
+    (project / "made").unlink()
+    write(project / "shellpilot.json", json.dumps({"permission": {"bash": {"touch *": "deny"}}}))
+    result = runner.invoke(app, [*args, "--yes"])
+    assert result.stdout.startswith('Made: [shell block not run: denied by rule for "touch made"]')
+    assert not (project / "made").exists()
+
+
+def test_unknown_command_is_a_usage_error(project: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "shellpilot", "command", "render", "revew", "--dir", str(project)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert done.stderr == 'error: Command not found: "revew". Did you mean: review?\n'
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["a", "b"], "a b"),
+        (["two words", "x"], '"two words" x'),
+        (['say "hi" now'], "'say \"hi\" now'"),
+        ([""], '""'),
+    ],
+)
+def test_join_arguments(args: list[str], expected: str) -> None:
+    assert join_arguments(args) == expected
