@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Coroutine
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -50,7 +49,7 @@ class Harness:
         if isinstance(event, PermissionAsked):
             self.asked.put_nowait(event.request)
 
-    def start(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+    def start(self, coro: Awaitable[None]) -> asyncio.Future[None]:
         return asyncio.ensure_future(coro)
 
     async def next_request(self) -> PermissionRequest:
@@ -65,7 +64,7 @@ def h(tmp_path: Path) -> Harness:
     return Harness(tmp_path / "grants" / "project.json")
 
 
-async def _done(task: asyncio.Task[None]) -> None:
+async def _done(task: asyncio.Future[None]) -> None:
     await asyncio.wait_for(task, 5)
 
 

@@ -1,0 +1,269 @@
+"""The terminal's answer to ``permission.asked``: a rich prompt on a TTY, a policy otherwise.
+
+Owns: showing a pending request and turning a person's keys (or ``--yes`` / ``--allow``)
+into ``PermissionService.reply``. Must not touch: rules and decisions (the service owns
+them); it never waits on stdin when stdin is not a terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, TypeVar
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from shellpilot.bus import Bus, Subscription
+from shellpilot.errors import PermissionRequestNotFound
+from shellpilot.permission.events import PermissionAsked, PermissionRequest, Reply
+from shellpilot.permission.service import PermissionService
+from shellpilot.permission.wildcard import match
+
+T = TypeVar("T")
+ReadLine = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class NonInteractivePolicy:
+    """What to answer when nobody can be asked (stdin is not a TTY).
+
+    ``yes``: allow (once) everything asked (``--yes``). ``allow_patterns``: wildcard
+    patterns (``--allow 'git *'``); a request is allowed once when every pattern it asks
+    about matches one of them. Everything else is rejected.
+    """
+
+    yes: bool = False
+    allow_patterns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An answer: ``reply``, ``message`` (feedback for the model, with reject only) and
+    ``notice`` (a line for the person at the terminal, or None)."""
+
+    reply: Reply
+    message: str | None = None
+    notice: str | None = None
+
+
+def _describe(request: PermissionRequest) -> str:
+    return f"{request.permission} {', '.join(repr(p) for p in request.patterns)}"
+
+
+def decide_non_interactive(request: PermissionRequest, policy: NonInteractivePolicy) -> Decision:
+    """The answer without a terminal (pure): allow by ``--yes``/``--allow``, else reject.
+
+    The rejection carries no message for the model (so a turn ends, as on a person's
+    plain reject); its ``notice`` tells the person how to allow it next time.
+    """
+    if policy.yes:
+        return Decision("once", notice=f"allowed by --yes: {_describe(request)}")
+    unmatched = [p for p in request.patterns if not any(match(p, a) for a in policy.allow_patterns)]
+    if not unmatched:
+        return Decision("once", notice=f"allowed by --allow: {_describe(request)}")
+    example = (request.always or tuple(unmatched))[0]
+    return Decision(
+        "reject",
+        notice=(
+            f"rejected {request.permission} {', '.join(repr(p) for p in unmatched)}: stdin is not a "
+            "terminal, so nobody can be asked. Re-run with --yes to allow everything that asks, "
+            f"or --allow '{example}' to allow matching patterns."
+        ),
+    )
+
+
+_ANSWERS: dict[str, Reply] = {
+    "o": "once",
+    "once": "once",
+    "y": "once",
+    "yes": "once",
+    "a": "always",
+    "always": "always",
+    "r": "reject",
+    "reject": "reject",
+    "n": "reject",
+    "no": "reject",
+}
+
+
+def parse_answer(text: str) -> Reply | None:
+    """A typed answer -> reply (``o``/``once``/``y``, ``a``/``always``, ``r``/``reject``/``n``)."""
+    return _ANSWERS.get(text.strip().lower())
+
+
+def render_request(request: PermissionRequest, console: Console) -> None:
+    """Show the permission, the patterns needing an answer and the command (metadata)."""
+    body = Text()
+    body.append("permission  ", style="bold")
+    body.append(request.permission + "\n")
+    for pattern in request.patterns:
+        body.append("pattern     ", style="bold")
+        body.append(pattern + "\n")
+    command = request.metadata.get("command")
+    if isinstance(command, str) and command not in request.patterns:
+        body.append("command     ", style="bold")
+        body.append(command + "\n")
+    description = request.metadata.get("description")
+    if isinstance(description, str) and description:
+        body.append("why         ", style="bold")
+        body.append(description + "\n")
+    if request.always:
+        body.append("always      ", style="bold")
+        body.append(", ".join(request.always), style="dim")
+    console.print(Panel(body, title="Permission needed", title_align="left", border_style="yellow"))
+
+
+def ask_person(request: PermissionRequest, read_line: ReadLine, console: Console) -> Decision:
+    """Blocking terminal dialogue: allow once / always / reject (+ optional message).
+
+    ``read_line(prompt)`` returns a typed line; EOF (Ctrl-D) rejects.
+    """
+    render_request(request, console)
+    try:
+        while True:
+            reply = parse_answer(read_line("Allow? [o]nce / [a]lways / [r]eject: "))
+            if reply is None:
+                console.print("Answer o (once), a (always) or r (reject).")
+                continue
+            if reply != "reject":
+                return Decision(reply)
+            message = read_line("Message for the model (Enter to just reject): ").strip()
+            return Decision("reject", message=message or None)
+    except (EOFError, KeyboardInterrupt):
+        return Decision("reject", notice="no answer (end of input): rejected")
+
+
+async def _in_daemon_thread(fn: Callable[[], T]) -> T:
+    """Run a blocking read in a daemon thread, so exiting never waits on a stuck stdin."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def work() -> None:
+        try:
+            result = fn()
+        except BaseException as exc:
+            loop.call_soon_threadsafe(settle, None, exc)
+        else:
+            loop.call_soon_threadsafe(settle, result, None)
+
+    threading.Thread(target=work, name="permission-prompt", daemon=True).start()
+    return await future
+
+
+class PermissionPrompt:
+    """Answers ``permission.asked`` events of a service, one request at a time.
+
+    Use ``async with PermissionPrompt(service, bus, policy=...)`` around the work that
+    may ask. ``interactive`` defaults to ``sys.stdin.isatty()``; when False the
+    ``policy`` answers at once and nothing reads stdin. ``console`` (default: rich on
+    stderr) shows requests and notices; ``read_line`` (default ``console.input``) reads
+    answers. Used by ``shellpilot run`` and ``shellpilot command render``.
+    """
+
+    def __init__(
+        self,
+        service: PermissionService,
+        bus: Bus,
+        *,
+        policy: NonInteractivePolicy | None = None,
+        interactive: bool | None = None,
+        console: Console | None = None,
+        read_line: ReadLine | None = None,
+    ) -> None:
+        self._service = service
+        self._bus = bus
+        self.policy = policy or NonInteractivePolicy()
+        self.interactive = _stdin_is_tty() if interactive is None else interactive
+        self._console = console or Console(stderr=True)
+        self._read_line: ReadLine = read_line or self._input
+        self._task: asyncio.Task[None] | None = None
+        self.answered: list[tuple[str, Decision]] = []
+
+    def _input(self, prompt: str) -> str:
+        return self._console.input(Text(prompt))  # Text: "[o]nce" is not markup
+
+    def start(self) -> None:
+        """Begin answering: requests already pending first, then each new one."""
+        if self._task is not None:
+            return
+        subscription = self._bus.subscribe(["permission.asked"])
+        backlog = self._service.pending()
+        self._task = asyncio.get_running_loop().create_task(self._run(subscription, backlog))
+
+    async def stop(self) -> None:
+        """Stop answering (a prompt on screen is abandoned; its request stays pending)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+
+    async def __aenter__(self) -> PermissionPrompt:
+        self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.stop()
+
+    async def answer(self, request: PermissionRequest) -> Decision | None:
+        """Decide and reply to one request; None when it was no longer pending."""
+        if not any(r.id == request.id for r in self._service.pending()):
+            return None
+        if self.interactive:
+            decision = await _in_daemon_thread(lambda: ask_person(request, self._read_line, self._console))
+        else:
+            decision = decide_non_interactive(request, self.policy)
+        try:
+            self._service.reply(request.id, decision.reply, decision.message)
+        except PermissionRequestNotFound:
+            return None  # settled meanwhile (cancelled, or covered by an earlier "always")
+        if decision.notice:
+            style = "yellow" if decision.reply == "reject" else "dim"
+            self._console.print(Text(decision.notice, style=style))
+        self.answered.append((request.id, decision))
+        return decision
+
+    async def _run(self, subscription: Subscription, backlog: Sequence[PermissionRequest]) -> None:
+        try:
+            for request in backlog:
+                await self.answer(request)
+            async for event in subscription:
+                if isinstance(event, PermissionAsked):
+                    await self.answer(event.request)
+        finally:
+            subscription.close()
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+__all__ = [
+    "Decision",
+    "NonInteractivePolicy",
+    "PermissionPrompt",
+    "ask_person",
+    "decide_non_interactive",
+    "parse_answer",
+    "render_request",
+]
