@@ -233,6 +233,7 @@ ARITY: Mapping[str, int] = _build()
 """Read-only table: space-joined token run -> number of tokens that name the command."""
 
 _LONGEST = max(len(key.split()) for key in ARITY)
+_MULTI_HEADS = frozenset(key.split()[0] for key in ARITY if " " in key)
 
 
 def prefix(tokens: Sequence[str]) -> list[str]:
@@ -245,6 +246,10 @@ def prefix(tokens: Sequence[str]) -> list[str]:
     """
     if not tokens:
         return []
+    first = tokens[0]
+    if first not in _MULTI_HEADS:  # fast path: only one-token keys can match
+        arity = ARITY.get(first, 1)
+        return list(tokens[:arity])
     for length in range(min(len(tokens), _LONGEST), 0, -1):
         arity = ARITY.get(" ".join(tokens[:length]))
         if arity is not None:

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from shellpilot.shell.parse import POSIX_SHELLS, parse
-from shellpilot.shell.scan import MAX_DEPTH, ScanBuilder
+from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
 from shellpilot.shell.words import Word
-from shellpilot.shell.wrappers import program_name, unwrap
+from shellpilot.shell.wrappers import WRAPPERS, program_name, unwrap
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -144,9 +144,56 @@ def _union(a: Cwds, b: Cwds) -> Cwds:
     return merged if len(merged) <= _MAX_CWDS else None
 
 
-def scan_bash(source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResolver, depth: int) -> Cwds:
-    """Scan `source` with the bash grammar starting in `cwds`; returns the cwds after it."""
-    return _BashScanner(source, builder, resolver, depth).run(cwds)
+# A line of plain words (no quotes, expansions, operators, globs, comments, `~`, `=` in
+# the name) is one simple command whose words are its space-separated tokens: no parse needed.
+_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+,-]+(?: +[A-Za-z0-9_./:@%+,=-]+)*")
+_RESERVED = frozenset(
+    {
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "in",
+        "function",
+        "select",
+        "coproc",
+        "time",
+        "!",
+        "{",
+        "}",
+        "[[",
+        "]]",
+    }
+)
+
+
+def scan_bash(
+    source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResolver, depth: int, fast: bool = True
+) -> Cwds:
+    """Scan `source` with the bash grammar starting in `cwds`; returns the cwds after it.
+
+    `fast`: a line of plain words skips tree-sitter (identical result, see `_PLAIN`).
+    """
+    scanner = _BashScanner(source, builder, resolver, depth)
+    if fast and _PLAIN.fullmatch(source):
+        words: list[Word] = []
+        at = 0
+        for token in source.split(" "):
+            if token:
+                words.append(Word(token, token, at, at + len(token), False, token))
+            at += len(token) + 1
+        if words[0].value not in _RESERVED:
+            builder.seen = True
+            return scanner.argv(words, source, 0, len(source), cwds)
+    return scanner.run(cwds)
 
 
 class _BashScanner:
@@ -352,7 +399,10 @@ class _BashScanner:
         """Judge one simple command given its words (name first) and its pattern text."""
         builder = self.builder
         resolver = self.resolver
-        unwrapped = unwrap(words) if len(words) > 1 else None
+        first = words[0].value
+        unwrapped = None
+        if len(words) > 1 and (first in WRAPPERS or first[:1] in "/\\"):
+            unwrapped = unwrap(words)
         index = 0
         wrappers: list[str] = []
         run_cwds = cwds

@@ -297,27 +297,35 @@ def _find_paths(args: Sequence[Word]) -> list[Word]:
 class PathResolver:
     """Resolves path words against a simulated cwd and reports what lies outside.
 
-    `project_dir` is absolute and normalised; `home` is the user's home directory.
+    `project_dir` is absolute and normalised; `home` is the user's home directory (`None`:
+    looked up only when a path needs it).
     `outside(path)` receives each absolute directory outside the project; `unknown(reason)`
     each word whose value cannot be known statically.
     """
 
-    __slots__ = ("_isdir", "_prefix", "home", "outside", "project", "unknown")
+    __slots__ = ("_home", "_isdir", "_prefix", "outside", "project", "unknown")
 
     def __init__(
         self,
         project_dir: str,
-        home: str,
+        home: str | None,
         outside: Callable[[str], None],
         unknown: Callable[[str], None],
         isdir: Callable[[str], bool] = os.path.isdir,
     ) -> None:
         self.project = project_dir
         self._prefix = project_dir if project_dir.endswith(os.sep) else project_dir + os.sep
-        self.home = home
+        self._home = home
         self.outside = outside
         self.unknown = unknown
         self._isdir = isdir
+
+    @property
+    def home(self) -> str:
+        """The home directory (`None` at construction: read from the environment on first use)."""
+        if self._home is None:
+            self._home = os.path.expanduser("~")
+        return self._home
 
     def inside(self, path: str) -> bool:
         """Whether absolute, normalised `path` is the project dir or below it."""

@@ -1,0 +1,109 @@
+"""The scanner's result types and the builder every shell scanner fills.
+
+Owns: `Scan`, `ScannedCommand`, `ScanBuilder` (patterns, always, dirs, unknown reasons).
+Must not touch: parsing, shells or permission rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shellpilot.permission.arity import prefix as arity_prefix
+
+MAX_DEPTH = 8
+"""How deep `bash -c` / `eval` strings are re-parsed before giving up."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScannedCommand:
+    """One simple command found by the scanner.
+
+    `text`: its source text with redirects (the permission pattern). `argv`: the REAL
+    command after unwrapping wrappers and leading assignments: literal words with quotes
+    removed, escapes resolved and concatenations joined; the name normalised
+    (`/usr/bin/rm`, `\\rm` -> `rm`); dynamic words kept as written. `always`: the arity
+    prefix of `argv` plus ` *`. `dynamic`: some word of `argv` is not literal.
+    `wrappers`: wrapper names peeled off, outer first (`["sudo", "timeout"]`).
+    """
+
+    text: str
+    argv: list[str]
+    always: str
+    dynamic: bool
+    wrappers: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """What a command line runs and touches, for the permission engine.
+
+    `patterns`: source text of each simple command, ordered, de-duplicated; for a wrapped
+    command (`sudo rm x`, `FOO=1 npm test`, `xargs rm`) both the full text and the text
+    from the real command on (`rm x`, `npm test`), so a rule `rm *` matches `sudo rm x`.
+    `always`: per command, the real command's arity prefix + ` *` (`rm *`), followed, for
+    a wrapped command, by the same prefixed with the wrapper text (`sudo rm *`) so that
+    answering "always" also covers the wrapped form next time.
+    `dirs`: absolute directories outside the project that the command reads or writes.
+    `unknown`: something could not be analysed statically (`reasons` say what); the
+    caller must then ask about the whole command text.
+    """
+
+    patterns: list[str]
+    always: list[str]
+    dirs: list[str]
+    unknown: bool
+    reasons: list[str]
+    commands: list[ScannedCommand]
+
+
+class ScanBuilder:
+    """Accumulates one scan's results in order, de-duplicated (dict keys as ordered sets)."""
+
+    __slots__ = ("_always", "_dirs", "_patterns", "_reasons", "commands", "seen")
+
+    def __init__(self) -> None:
+        self._patterns: dict[str, None] = {}
+        self._always: dict[str, None] = {}
+        self._dirs: dict[str, None] = {}
+        self._reasons: dict[str, None] = {}
+        self.commands: list[ScannedCommand] = []
+        self.seen = False
+
+    def command(
+        self,
+        text: str,
+        argv: list[str],
+        dynamic: bool,
+        wrappers: list[str] | None = None,
+        inner_text: str | None = None,
+        prefix_text: str = "",
+    ) -> None:
+        """Record one simple command (see `Scan` for the wrapped-command patterns)."""
+        self.seen = True
+        always = " ".join(arity_prefix(argv)) + " *"
+        self._patterns[text] = None
+        if inner_text and inner_text != text:
+            self._patterns[inner_text] = None
+        self._always[always] = None
+        if prefix_text:
+            self._always[prefix_text + " " + always] = None
+        self.commands.append(ScannedCommand(text, argv, always, dynamic, wrappers or []))
+
+    def outside(self, path: str) -> None:
+        """Record an absolute directory outside the project."""
+        self._dirs[path] = None
+
+    def unknown(self, reason: str) -> None:
+        """Record why part of the command could not be analysed."""
+        self._reasons[reason] = None
+
+    def build(self) -> Scan:
+        """The frozen result."""
+        return Scan(
+            patterns=list(self._patterns),
+            always=list(self._always),
+            dirs=list(self._dirs),
+            unknown=bool(self._reasons),
+            reasons=list(self._reasons),
+            commands=self.commands,
+        )
