@@ -248,8 +248,7 @@ def prefix(tokens: Sequence[str]) -> list[str]:
         return []
     first = tokens[0]
     if first not in _MULTI_HEADS:  # fast path: only one-token keys can match
-        arity = ARITY.get(first, 1)
-        return list(tokens[:arity])
+        return list(tokens[: ARITY.get(first, 1)])
     for length in range(min(len(tokens), _LONGEST), 0, -1):
         arity = ARITY.get(" ".join(tokens[:length]))
         if arity is not None:

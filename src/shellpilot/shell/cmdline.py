@@ -6,8 +6,8 @@ Must not touch: the bash/PowerShell scanners, result policy (scan.py) or rules.
 
 from __future__ import annotations
 
-from shellpilot.shell.scan_result import ScanBuilder
 from shellpilot.shell.scan_paths import PathResolver
+from shellpilot.shell.scan_result import ScanBuilder
 from shellpilot.shell.words import Word
 
 Cwds = tuple[str, ...] | None

@@ -7,6 +7,7 @@ choice of scanner per shell. Must not touch: running commands or judging permiss
 from __future__ import annotations
 
 import os
+
 from shellpilot.shell.cmdline import scan_cmd
 from shellpilot.shell.parse import POSIX_SHELLS, POWERSHELLS
 from shellpilot.shell.scan_bash import scan_bash

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from shellpilot.shell.parse import POSIX_SHELLS, parse
-from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
+from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
 from shellpilot.shell.words import Word
 from shellpilot.shell.wrappers import WRAPPERS, program_name, unwrap
 

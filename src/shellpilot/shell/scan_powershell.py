@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shellpilot.shell.parse import parse
-from shellpilot.shell.scan_result import ScanBuilder
 from shellpilot.shell.scan_paths import PathResolver
+from shellpilot.shell.scan_result import ScanBuilder
 from shellpilot.shell.words import Word
 
 if TYPE_CHECKING:
