@@ -1,9 +1,312 @@
-"""CLI sub-command module (run_cmd); filled in by its issue."""
+"""``shellpilot run [MESSAGE...]``: one prompt or slash command through the agent loop.
+
+Owns: the run sub-command (options, message/stdin/``/command`` parsing, session choice,
+live rendering, the permission prompt, Ctrl-C, exit status). Must not touch: the loop's
+behaviour (session/loop.py); SDKs load only when a model is actually called.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
+
 import typer
+
+from shellpilot.errors import ShellpilotError, UsageError
+
+if TYPE_CHECKING:
+    from shellpilot.cli.context import CliContext
+    from shellpilot.session.loop import AgentLoop
+    from shellpilot.session.models import Session
+    from shellpilot.session.turn import TurnResult
+
+EXIT_ABORTED = 130
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything ``shellpilot run`` was asked to do (see ``register`` for the flags)."""
+
+    message: str = ""
+    command: str | None = None
+    model: str | None = None
+    agent: str | None = None
+    session_id: str | None = None
+    cont: bool = False
+    format: Literal["text", "json"] = "text"
+    schema: dict[str, Any] | None = None
+    yes: bool = False
+    allow: tuple[str, ...] = ()
+    files: tuple[Path, ...] = ()
+    directory: str | None = None
+    data_dir: str | None = None
+    interactive: bool | None = None
+    read_line: Any = field(default=None, compare=False)
+
+
+def split_command(message: str, command: str | None) -> tuple[str | None, str]:
+    """``("/review HEAD~1", None)`` -> ``("review", "HEAD~1")``; ``--command`` takes the
+    whole message as arguments; a plain message -> ``(None, message)``."""
+    if command:
+        return command.lstrip("/"), message
+    text = message.strip()
+    if text.startswith("/") and len(text) > 1 and not text[1].isspace() and not text.startswith("//"):
+        name, _, rest = text[1:].partition(" ")
+        return name, rest.strip()
+    return None, message
+
+
+def exit_code(result: TurnResult, interrupted: bool = False) -> int:
+    """0 when the turn succeeded; 130 when cancelled; else the exit code of the error's
+    class in ``shellpilot.errors`` (ProviderError 3, PermissionRejected 4, ...) or 1."""
+    from shellpilot import errors
+
+    if result.ok:
+        return 0
+    name = result.error.name if result.error else ""
+    if interrupted or name == "Aborted":
+        return EXIT_ABORTED
+    cls = getattr(errors, name, None)
+    if isinstance(cls, type) and issubclass(cls, ShellpilotError):
+        return cls.exit_code
+    return 1
+
+
+def load_schema(value: str) -> dict[str, Any]:
+    """``--schema``: inline JSON or a path to a JSON file; UsageError when neither parses."""
+    text = value
+    if not value.lstrip().startswith("{"):
+        try:
+            text = Path(value).read_text("utf-8")
+        except OSError as exc:
+            raise UsageError(f"--schema: cannot read {value}: {exc.strerror}") from None
+    try:
+        schema = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--schema: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(schema, dict):
+        raise UsageError("--schema must be a JSON object (a JSON schema).")
+    return schema
+
+
+def _session(ctx: CliContext, opts: RunOptions, title: str) -> Session:
+    if opts.session_id and opts.cont:
+        raise UsageError("Use either --session ID or --continue, not both.")
+    if opts.session_id:
+        return ctx.sessions.get(opts.session_id)
+    if opts.cont:
+        latest = ctx.sessions.latest(ctx.project_dir)
+        if latest is not None:
+            return latest
+    line = " ".join(title.split())
+    return ctx.sessions.create(ctx.project_dir, title=line if len(line) <= 60 else line[:57] + "...")
+
+
+def _build_loop(ctx: CliContext, err: TextIO) -> AgentLoop:
+    import os
+
+    from shellpilot.command.registry import CommandRegistry
+    from shellpilot.provider.registry import ProviderRegistry
+    from shellpilot.session.loop import AgentLoop
+
+    def on_retry(error: ShellpilotError, attempt: int, delay_s: float) -> None:
+        err.write(f"shellpilot: {error} - retry {attempt} in {delay_s:.1f} s\n")
+        err.flush()
+
+    providers = ProviderRegistry(ctx.loaded.config, env=os.environ, on_retry=on_retry)
+    commands = CommandRegistry(ctx.project_dir, ctx.loaded)
+    return AgentLoop(
+        ctx.sessions,
+        project_dir=ctx.project_dir,
+        providers=providers,
+        permissions=ctx.permissions,
+        commands=commands,
+    )
+
+
+async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> int:
+    import asyncio
+    import signal
+
+    from shellpilot.cli.permission_prompt import NonInteractivePolicy, PermissionPrompt
+    from shellpilot.cli.run_render import JsonRenderer, TextRenderer
+
+    name, text = split_command(opts.message, opts.command)
+    loop = _build_loop(ctx, err)
+    agent = loop.resolve_agent(opts.agent)
+    if not (opts.session_id or opts.cont) or opts.model:
+        loop.providers.resolve(opts.model or agent.model)  # a missing key or model fails here
+    session = _session(ctx, opts, f"/{name} {text}" if name else text)
+    renderer: Any = JsonRenderer(out) if opts.format == "json" else TextRenderer(session.id, out, err)
+    unlisten = ctx.bus.listen(renderer)
+    fmt = {"type": "json_schema", "schema": opts.schema} if opts.schema else None
+    running = asyncio.get_running_loop()
+    interrupted: list[int] = []
+    cancels: list[asyncio.Task[None]] = []
+
+    def on_signal(signum: int) -> None:
+        if not interrupted:
+            interrupted.append(signum)
+            err.write("\nshellpilot: cancelling...\n")
+            err.flush()
+            cancels.append(running.create_task(ctx.run_state.cancel(session.id)))
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        running.add_signal_handler(signum, on_signal, signum)
+    prompt = PermissionPrompt(
+        ctx.permissions,
+        ctx.bus,
+        policy=NonInteractivePolicy(yes=opts.yes, allow_patterns=opts.allow),
+        interactive=opts.interactive,
+        read_line=opts.read_line,
+    )
+    try:
+        async with prompt:
+            if name is not None:
+                result = await loop.command(
+                    session.id, name, text, agent=opts.agent, model=opts.model, format=fmt, files=opts.files
+                )
+            else:
+                result = await loop.prompt(
+                    session.id, text, agent=opts.agent, model=opts.model, format=fmt, files=opts.files
+                )
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            running.remove_signal_handler(signum)
+        for task in cancels:
+            await task
+        unlisten()
+        await loop.providers.aclose()
+        if loop.commands is not None:
+            await loop.commands.aclose()
+    code = exit_code(result, bool(interrupted))
+    _report(result, opts, renderer, out, err, code)
+    return code
+
+
+def _report(result: TurnResult, opts: RunOptions, renderer: Any, out: TextIO, err: TextIO, code: int) -> None:
+    for warning in result.warnings:
+        err.write(f"warning: {warning}\n")
+    if opts.format == "json":
+        renderer.emit(
+            {
+                "type": "result",
+                "ok": result.ok,
+                "exit_code": code,
+                "session_id": result.session_id,
+                "message_id": result.message.id if result.message else None,
+                "text": result.text,
+                "structured": result.structured,
+                "error": result.error.model_dump() if result.error else None,
+            }
+        )
+        return
+    renderer.close()
+    if result.structured is not None:
+        out.write(json.dumps(result.structured, ensure_ascii=False) + "\n")
+        out.flush()
+    if result.error is not None:
+        err.write(f"error: {result.error.message}\n")
+    if err.isatty():
+        err.write(f"\x1b[2m── session {result.session_id}\x1b[0m\n")
+    err.flush()
+
+
+def read_message(parts: list[str], stdin: TextIO) -> str:
+    """The message words joined; when none were given and stdin is not a TTY, stdin's text."""
+    if parts:
+        return " ".join(parts)
+    if stdin is not None and not stdin.isatty():
+        return stdin.read().strip()
+    return ""
+
+
+def execute(opts: RunOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run one prompt or command for the CLI; returns the exit status (see ``exit_code``).
+
+    Raises ShellpilotError before anything runs for bad input or a missing provider
+    (ProviderNotConfigured names the variable or config key to set).
+    """
+    import asyncio
+
+    from shellpilot.cli.context import open_context
+
+    if not opts.message.strip() and not opts.command:
+        raise UsageError(
+            'Nothing to do: give a message (shellpilot run "fix the test"), "/command args", '
+            "or pipe the message on stdin."
+        )
+    with open_context(directory=opts.directory, data_dir=opts.data_dir) as ctx:
+        return asyncio.run(_turn(ctx, opts, out or sys.stdout, err or sys.stderr))
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the top-level app."""
+    """Add ``shellpilot run`` to the top-level app."""
+
+    @app.command("run")
+    def run(
+        message: Annotated[
+            list[str] | None,
+            typer.Argument(help='The message or "/command args" (else stdin).'),
+        ] = None,
+        command: Annotated[
+            str | None, typer.Option("--command", help="Run this slash command; MESSAGE is its arguments.")
+        ] = None,
+        model: Annotated[str | None, typer.Option("--model", "-m", help="provider/model to use.")] = None,
+        agent: Annotated[str | None, typer.Option("--agent", help="Agent: build, plan or your own.")] = None,
+        session: Annotated[str | None, typer.Option("--session", "-s", help="Continue this session.")] = None,
+        cont: Annotated[
+            bool, typer.Option("--continue", "-c", help="Continue the latest session here.")
+        ] = False,
+        output_format: Annotated[
+            str, typer.Option("--format", help="text, or json (one JSON event per line).")
+        ] = "text",
+        schema: Annotated[
+            str | None,
+            typer.Option("--schema", help="Structured output: a JSON schema (inline or a file)."),
+        ] = None,
+        yes: Annotated[
+            bool, typer.Option("--yes", "-y", help="Without a terminal, allow everything that asks.")
+        ] = False,
+        allow: Annotated[
+            list[str] | None,
+            typer.Option("--allow", help="Without a terminal, allow asks matching PATTERN (repeatable)."),
+        ] = None,
+        file: Annotated[
+            list[Path] | None, typer.Option("--file", "-f", help="Attach a file (repeatable).")
+        ] = None,
+        directory: Annotated[
+            Path | None, typer.Option("--dir", "-d", help="Project directory (default: cwd).")
+        ] = None,
+        data_dir: Annotated[
+            Path | None, typer.Option("--data-dir", help="Where sessions are stored.")
+        ] = None,
+    ) -> None:
+        """Send a message (or run a /command) to the agent and stream its work.
+
+        The model works with the shell tool in the project; each command that needs
+        approval is asked on the terminal (without one: rejected unless --yes/--allow).
+        Exit status: 0 when the turn succeeded, 130 after Ctrl-C, 3 for provider errors,
+        4 when a permission was rejected, 1 otherwise.
+        """
+        if output_format not in ("text", "json"):
+            raise UsageError(f"--format must be text or json, not {output_format!r}.")
+        opts = RunOptions(
+            message=read_message(list(message or []), sys.stdin),
+            command=command,
+            model=model,
+            agent=agent,
+            session_id=session,
+            cont=cont,
+            format="json" if output_format == "json" else "text",
+            schema=load_schema(schema) if schema else None,
+            yes=yes,
+            allow=tuple(allow or ()),
+            files=tuple(file or ()),
+            directory=str(directory) if directory else None,
+            data_dir=str(data_dir) if data_dir else None,
+        )
+        sys.exit(execute(opts))
