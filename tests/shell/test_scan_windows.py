@@ -1,0 +1,77 @@
+"""The scanner for PowerShell (tree-sitter grammar) and cmd.exe (tokenizer), issue 2 §2."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+
+from shellpilot.shell import scan
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    project = tmp_path / "proj"
+    (project / "sub").mkdir(parents=True)
+    return project
+
+
+def test_powershell_commands_paths_and_cd(proj: Path) -> None:
+    result = scan(
+        "Remove-Item -Path /srv/x -Recurse; git status $(rm /opt/y) && Set-Location /etc; Get-Content passwd",
+        cwd=".",
+        project_dir=proj,
+        shell="pwsh",
+    )
+    assert result.patterns == [
+        "Remove-Item -Path /srv/x -Recurse",
+        "git status $(rm /opt/y)",
+        "rm /opt/y",
+        "Get-Content passwd",
+    ]
+    assert result.always == ["Remove-Item *", "git status *", "rm *", "Get-Content *"]
+    assert result.dirs == ["/srv", "/opt", "/etc"]
+    assert result.unknown is False
+
+
+def test_powershell_redirect_and_destination(proj: Path) -> None:
+    result = scan(
+        "Copy-Item a -Destination /srv/b > /opt/o 2>&1", cwd=".", project_dir=proj, shell="powershell"
+    )
+    assert result.dirs == ["/opt", "/srv"]
+    assert result.commands[0].argv == ["Copy-Item", "a", "-Destination", "/srv/b"]
+
+
+def test_powershell_dynamic_path_is_unknown(proj: Path) -> None:
+    result = scan("Remove-Item $target", cwd=".", project_dir=proj, shell="pwsh.exe")
+    assert result.unknown is True
+
+
+def test_cmd_lines(proj: Path) -> None:
+    result = scan(
+        "copy a.txt C:\\tmp\\b.txt && del /q x > nul & type sub\\f", cwd=".", project_dir=proj, shell="cmd"
+    )
+    assert result.patterns == ["copy a.txt C:\\tmp\\b.txt", "del /q x > nul", "type sub\\f"]
+    assert result.always == ["copy *", "del *", "type *"]
+    assert result.dirs == ["C:\\tmp"]
+    assert result.unknown is False
+
+
+def test_cmd_dynamic_and_cd(proj: Path) -> None:
+    result = scan("dir %USERPROFILE% | findstr foo", cwd=".", project_dir=proj, shell="cmd.exe")
+    assert result.unknown is True
+    result = scan("cd /srv & type x", cwd=".", project_dir=proj, shell="cmd")
+    assert result.patterns == ["type x"]
+    assert result.dirs == ["/srv"]
+
+
+def test_plain_word_fast_path_matches_tree_sitter(proj: Path) -> None:
+    corpus = Path(__file__).parents[2] / "benchmarks" / "data" / "commands.jsonl"
+    commands = [json.loads(line) for line in corpus.read_text().splitlines() if line.strip()]
+    commands += ["sudo rm -rf /srv/x", "bash -c ls", "eval rm x", "/usr/bin/git log", "time ls", "if x"]
+    for command in commands:
+        fast = scan(command, cwd=".", project_dir=proj)
+        slow = scan(command, cwd=".", project_dir=proj, fast=False)
+        assert asdict(fast) == asdict(slow), command
