@@ -21,7 +21,8 @@ Use it from your own tests to check a command or an agent end to end without a r
 ``server.openai_base_url`` (``http://127.0.0.1:<port>/v1``) and ``server.anthropic_base_url``
 (``http://127.0.0.1:<port>``) are the ``base_url`` values for either protocol; both are served
 at once. ``Turn(error_status=500)`` answers one request with that HTTP error,
-``Turn(drop_connection=True)`` closes the connection unanswered. When the script runs out the
+``Turn(drop_connection=True)`` closes the connection unanswered, ``Turn(cut_after=3)`` after
+three SSE events. When the script runs out the
 server answers 400 with a message naming the request number.
 """
 
@@ -378,7 +379,11 @@ class _Handler(BaseHTTPRequestHandler):
             _openai_events(self, turn, body) if protocol == "openai" else _anthropic_events(self, turn, body)
         )
         try:
-            for event in events:
+            for number, event in enumerate(events):
+                if turn.cut_after is not None and number >= turn.cut_after:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
                 if turn.chunk_delay_s > 0:
                     time.sleep(turn.chunk_delay_s)
                 data = event.encode()
@@ -386,7 +391,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
+        except OSError:
             self.close_connection = True  # the client went away (cancelled); that is fine
 
     def _whole(self, protocol: WireProtocol, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:

@@ -207,3 +207,25 @@ async def test_not_found_hints_at_model_and_base_url(
     server.add(Turn(error_status=404, error_message="model: claude-nope"))
     with pytest.raises(ProviderError, match=r"check the model name and the base_url"):
         await collect(provider.stream(request()))
+
+
+async def test_stream_cut_before_any_output_is_retried(
+    server: ScriptedModelServer, provider: AnthropicProvider, sleeps: Any
+) -> None:
+    server.add(Turn(text="lost answer", cut_after=2), Turn(text="second try"))
+    events = await collect(provider.stream(request()))
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "second try"
+    assert len(server.requests) == 2 and sleeps.delays == [0.25]
+
+
+async def test_stream_cut_after_output_is_an_error_not_a_replay(
+    server: ScriptedModelServer, provider: AnthropicProvider, sleeps: Any
+) -> None:
+    server.add(Turn(text="one two three", cut_after=4), Turn(text="never"))
+    received: list[ProviderEvent] = []
+    with pytest.raises(ProviderError) as info:
+        async for event in provider.stream(request()):
+            received.append(event)
+    assert received == [TextDelta("one ")]
+    assert info.value.retryable
+    assert len(server.requests) == 1 and sleeps.delays == []

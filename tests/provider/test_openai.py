@@ -306,3 +306,25 @@ async def test_client_is_made_once_per_loop(provider: OpenAIProvider) -> None:
     assert provider.client() is provider.client()
     assert str(provider.client().base_url).startswith("http://127.0.0.1:")
     assert provider.client().max_retries == 0
+
+
+async def test_stream_cut_before_any_output_is_retried(
+    server: ScriptedModelServer, provider: OpenAIProvider, sleeps: Any
+) -> None:
+    server.add(Turn(text="lost answer", cut_after=1), Turn(text="second try"))
+    events = await collect(provider.stream(request()))
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "second try"
+    assert len(server.requests) == 2 and sleeps.delays == [0.25]
+
+
+async def test_stream_cut_after_output_is_an_error_not_a_replay(
+    server: ScriptedModelServer, provider: OpenAIProvider, sleeps: Any
+) -> None:
+    server.add(Turn(text="one two three four", cut_after=3), Turn(text="never"))
+    received: list[ProviderEvent] = []
+    with pytest.raises(ProviderError) as info:
+        async for event in provider.stream(request()):
+            received.append(event)
+    assert received == [TextDelta("one "), TextDelta("two ")]
+    assert info.value.retryable and info.value.status is None
+    assert len(server.requests) == 1 and sleeps.delays == []

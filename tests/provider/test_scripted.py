@@ -96,3 +96,13 @@ def test_argument_chunks_rejoin_exactly() -> None:
     raw = '{"command": "printf \'%s\\n\' ünïcödé"}'
     assert "".join(argument_chunks(raw)) == raw
     assert argument_chunks("") == []
+
+
+async def test_cut_after_raises_after_that_many_events() -> None:
+    provider = ScriptedProvider([Turn(text="a b c", cut_after=2)])
+    received: list[Any] = []
+    with pytest.raises(ProviderError, match="mid-stream") as info:
+        async for event in provider.stream(REQUEST):
+            received.append(event)
+    assert received == [TextDelta("a "), TextDelta("b ")]
+    assert info.value.retryable

@@ -11,7 +11,7 @@ import asyncio
 import json
 import re
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +58,8 @@ class Turn:
     - ``text`` streams word by word; then each of ``tool_calls`` with its arguments in pieces.
     - ``error_status`` (e.g. 500, 429, 400) answers with that HTTP error instead
       (``error_message`` is its message); ``drop_connection`` closes the connection unanswered.
+    - ``cut_after`` N closes the stream after N chunks (events in-process): an answer cut
+      mid-way, which is never retried once output was seen.
     - ``finish_reason`` None = inferred: ``tool_calls`` when there are calls, else ``stop``.
     - ``input_tokens`` / ``output_tokens`` are the usage reported; ``chunk_delay_s`` pauses
       before every chunk (to script a slow model that a test cancels).
@@ -68,6 +70,7 @@ class Turn:
     error_status: int | None = None
     error_message: str = ""
     drop_connection: bool = False
+    cut_after: int | None = None
     finish_reason: FinishReason | None = None
     input_tokens: int = 10
     output_tokens: int = 5
@@ -146,27 +149,28 @@ class ScriptedProvider:
             raise ProviderError(
                 f"{self.name}: connection lost (scripted)", provider=self.name, retryable=True
             )
+        for number, event in enumerate(self._events(turn)):
+            if turn.cut_after is not None and number >= turn.cut_after:
+                text = f"{self.name}: connection lost mid-stream (scripted)"
+                raise ProviderError(text, provider=self.name, retryable=True)
+            if turn.chunk_delay_s > 0:
+                await asyncio.sleep(turn.chunk_delay_s)
+            yield event
+
+    def _events(self, turn: Turn) -> Iterator[ProviderEvent]:
         for piece in turn.text_chunks():
-            await self._pause(turn)
             yield TextDelta(piece)
         for call in turn.tool_calls:
             self._calls += 1
             call_id = call.id or f"call_{self._calls}"
             raw = call.raw_arguments()
-            await self._pause(turn)
             yield ToolCallStart(call_id, call.name)
             for piece in argument_chunks(raw):
-                await self._pause(turn)
                 yield ToolCallDelta(call_id, piece)
             arguments, error = parse_arguments(raw)
             yield ToolCallEnd(call_id, call.name, arguments, raw_arguments=raw, parse_error=error)
         yield Usage(turn.input_tokens, turn.output_tokens)
         yield Finish(turn.finish)
-
-    @staticmethod
-    async def _pause(turn: Turn) -> None:
-        if turn.chunk_delay_s > 0:
-            await asyncio.sleep(turn.chunk_delay_s)
 
     async def aclose(self) -> None:
         """Nothing to release."""
