@@ -20,6 +20,7 @@ from shellpilot.cli.permission_prompt import (
     NonInteractivePolicy,
     PermissionPrompt,
     ask_person,
+    confirm,
     decide_non_interactive,
     parse_answer,
 )
@@ -271,3 +272,18 @@ def test_tty_subprocess_asks_the_person(tmp_path: Path) -> None:
     assert lines[0] == "allowed git push"
     assert lines[1].startswith("rejected npm test") and "use the staging registry" in lines[1]
     assert "Permission needed" in done.stderr and "[o]nce / [a]lways / [r]eject" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("answers", "expected"), [(("o",), True), (("a", "y"), True), (("r",), False), ((), False)]
+)
+def test_confirm_is_once_or_reject(answers: tuple[str, ...], expected: bool) -> None:
+    _, read_line = _reader(*answers)
+    out, console = _console()
+    assert (
+        confirm("bash", ["make deploy"], {"command": "make deploy"}, console=console, read_line=read_line)
+        is expected
+    )
+    assert "make deploy" in out.getvalue()
+    if answers[:1] == ("a",):
+        assert "Answer o (once) or r (reject)" in out.getvalue()  # always is not offered here

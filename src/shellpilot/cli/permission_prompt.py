@@ -140,6 +140,41 @@ def ask_person(request: PermissionRequest, read_line: ReadLine, console: Console
         return Decision("reject", notice="no answer (end of input): rejected")
 
 
+def confirm(
+    permission: str,
+    patterns: Sequence[str],
+    metadata: dict[str, Any] | None = None,
+    *,
+    console: Console | None = None,
+    read_line: ReadLine | None = None,
+) -> bool:
+    """Blocking once-or-reject question for callers without a PermissionService.
+
+    Shows the same panel as the prompt and returns True for "once" (``o``/``y``), False
+    for "reject" or end of input. No grant is stored, so "always" is not offered. Only
+    call it when stdin is a terminal (``shellpilot command render`` checks that first).
+    """
+    shown = console or Console(stderr=True)
+    read = read_line or (lambda prompt: shown.input(Text(prompt)))
+    request = PermissionRequest(
+        id="per_confirm",
+        session_id="",
+        permission=permission,
+        patterns=tuple(patterns),
+        metadata=dict(metadata or {}),
+        created=0,
+    )
+    render_request(request, shown)
+    try:
+        while True:
+            reply = parse_answer(read("Run it? [o]nce / [r]eject: "))
+            if reply in ("once", "reject"):
+                return reply == "once"
+            shown.print("Answer o (once) or r (reject).")
+    except (EOFError, KeyboardInterrupt):
+        return False
+
+
 async def _in_daemon_thread(fn: Callable[[], T]) -> T:
     """Run a blocking read in a daemon thread, so exiting never waits on a stuck stdin."""
     loop = asyncio.get_running_loop()
@@ -263,6 +298,7 @@ __all__ = [
     "NonInteractivePolicy",
     "PermissionPrompt",
     "ask_person",
+    "confirm",
     "decide_non_interactive",
     "parse_answer",
     "render_request",
