@@ -43,3 +43,16 @@ def test_raw_chunks_win_over_previews() -> None:
     assert raw.getvalue() == b"\x1b[31mred\x1b[0m\r\n"
     assert out.getvalue() == ""
     assert echo.ends_with_newline
+
+
+class _GonePipe(io.BytesIO):
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_reader_that_goes_away_stops_the_echo_not_the_command() -> None:
+    text = io.StringIO()
+    echo = LiveEcho(text, _GonePipe())
+    echo.data(b"first\n")
+    echo.data(b"second\n")
+    assert echo.closed and not echo.wrote_anything

@@ -117,7 +117,7 @@ def test_exit_status_is_the_commands(repo: Path, command: str, code: int, db: sq
 
 
 def test_output_is_live(repo: Path) -> None:
-    proc = _popen("shell", "echo first; sleep 2; echo second", cwd=repo)
+    proc = _popen("shell", "echo first; sleep 1; echo second", cwd=repo)
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline() == "first\n"
@@ -229,3 +229,15 @@ def test_second_shell_in_a_busy_session_is_refused(repo: Path, db: sqlite3.Conne
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=20)
     assert "never" not in json.dumps(_tool_parts(db))
+
+
+def test_reader_leaving_early_does_not_stop_the_recording(repo: Path, db: sqlite3.Connection) -> None:
+    proc = _popen("shell", "seq 1 200000; exit 4", cwd=repo)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline() == "1\n"
+    proc.stdout.close()  # like `| head -1`
+    assert proc.wait(30) == 4
+    assert "Traceback" not in proc.stderr.read()
+    (part,) = _tool_parts(db)
+    assert part["state"]["metadata"]["exit"] == 4
+    assert part["state"]["metadata"]["truncated"] is True

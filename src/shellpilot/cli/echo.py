@@ -32,19 +32,24 @@ class LiveEcho:
         self.raw_mode = False
         self.ends_with_newline = True
         self.wrote_anything = False
+        self.closed = False
         self._printed = ""
 
     def data(self, chunk: bytes) -> None:
         """Write a raw output chunk as is."""
-        if not chunk:
-            return
         self.raw_mode = True
-        if self._raw is not None:
-            self._raw.write(chunk)
-            self._raw.flush()
-        else:
-            self._text.write(chunk.decode("utf-8", "replace"))
-            self._text.flush()
+        if not chunk or self.closed:
+            return
+        try:
+            if self._raw is not None:
+                self._raw.write(chunk)
+                self._raw.flush()
+            else:
+                self._text.write(chunk.decode("utf-8", "replace"))
+                self._text.flush()
+        except OSError:
+            self.closed = True
+            return
         self.wrote_anything = True
         self.ends_with_newline = chunk.endswith(b"\n")
 
@@ -59,10 +64,14 @@ class LiveEcho:
             self._emit(self._new_text(final_preview, final=True))
 
     def _emit(self, text: str) -> None:
-        if not text:
+        if not text or self.closed:
             return
-        self._text.write(text)
-        self._text.flush()
+        try:
+            self._text.write(text)
+            self._text.flush()
+        except OSError:
+            self.closed = True
+            return
         self.wrote_anything = True
         self.ends_with_newline = text.endswith("\n")
         self._printed = (self._printed + text)[-_KEEP:]

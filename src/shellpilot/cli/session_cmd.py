@@ -33,7 +33,9 @@ def _when(ms: int | None) -> str:
 def _console() -> Console:
     from rich.console import Console
 
-    return Console(soft_wrap=True, highlight=False)
+    # Not a terminal (a pipe, a file): no colours, and wide enough that ids are never wrapped.
+    width = None if sys.stdout.isatty() else 200
+    return Console(soft_wrap=True, highlight=False, width=width)
 
 
 def _render_part(console: Console, part: Part) -> None:

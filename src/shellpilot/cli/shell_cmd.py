@@ -130,8 +130,20 @@ def run_shell(
         session = _pick_session(ctx, session_id, cont, command)
         echo = LiveEcho(sys.stdout, getattr(sys.stdout, "buffer", None))
         code, part = asyncio.run(_run(ctx, session, command, timeout, echo))
-        _footer(session, part, code, echo)
+        if echo.closed:
+            _silence_stdout()
+        else:
+            _footer(session, part, code, echo)
         return code
+
+
+def _silence_stdout() -> None:
+    """The reader of our stdout left (``| head``): point stdout at /dev/null so exit is quiet."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def register(app: typer.Typer) -> None:
