@@ -308,3 +308,33 @@ def test_set_names_the_documented_commands() -> None:
         READ_ONLY_COMMANDS
     )
     assert "rm" not in READ_ONLY_COMMANDS
+
+
+@pytest.mark.parametrize(
+    ("command", "read_only_texts"),
+    [
+        ("ls -la", ["ls -la"]),
+        ("git log --oneline | head -5", ["git log --oneline", "head -5"]),
+        ("cat README.md && rm README.md", ["cat README.md"]),
+        ("sudo ls", []),
+        ("FOO=1 ls", []),
+        ("timeout 5 cat README.md", []),
+        ("echo x > README.md", []),
+        ("ls 2>/dev/null", []),
+        ("cat $HOME/x", []),
+        ("cat ~/.ssh/id_rsa", []),
+        ("./ls", []),
+        ("echo $(rm -rf x)", []),
+        ("find . -exec rm {} \\;", []),
+        ("sed -i s/a/b/ README.md", []),
+        ("grep -rn 'end$' src", ["grep -rn 'end$' src"]),
+    ],
+)
+def test_judged_on_real_scanner_output(command: str, read_only_texts: list[str], tree: Path) -> None:
+    from shellpilot.shell.scan import scan
+
+    found = scan(command, cwd=tree, project_dir=tree)
+    judged = [
+        c.text for c in found.commands if is_read_only(list(c.argv), cwd=tree, project_dir=tree, text=c.text)
+    ]
+    assert judged == read_only_texts
