@@ -155,3 +155,28 @@ def test_unknown_command_is_a_usage_error(project: Path) -> None:
 )
 def test_join_arguments(args: list[str], expected: str) -> None:
     assert join_arguments(args) == expected
+
+
+async def test_terminal_ask_puts_open_asks_to_the_person(project: Path, tmp_path: Path) -> None:
+    from shellpilot.bus import Bus
+    from shellpilot.cli.command_cmd import TerminalAsk
+    from shellpilot.errors import PermissionDenied, PermissionRejected
+    from shellpilot.permission import PermissionService, Rule
+
+    asked: list[tuple[str, list[str]]] = []
+    answers = [True, False]
+
+    def person(permission: str, patterns: list[str], metadata: dict[str, object]) -> bool:
+        asked.append((permission, patterns))
+        return answers.pop(0)
+
+    service = PermissionService(Bus(), tmp_path / "grants.json", project_dir=project)
+    rules = [Rule("bash", "*", "ask", "default"), Rule("bash", "rm *", "deny", "config")]
+    ask = TerminalAsk(service, rules, yes=False, confirm=person)
+    await ask("bash", ["touch a"], ["touch *"])
+    with pytest.raises(PermissionRejected):
+        await ask("bash", ["touch b"], ["touch *"])
+    with pytest.raises(PermissionDenied):
+        await ask("bash", ["rm x"], ["rm *"])
+    await ask("bash", ["ls"], ["ls *"], read_only=["ls"])  # read-only: no question
+    assert asked == [("bash", ["touch a"]), ("bash", ["touch b"])]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -132,17 +132,33 @@ def join_arguments(args: Sequence[str]) -> str:
     return " ".join(out)
 
 
+Confirm = Callable[[str, list[str], dict[str, Any]], bool]
+"""``confirm(permission, patterns, metadata) -> bool``: a once-or-reject question to a person."""
+
+
+def _terminal_confirm(permission: str, patterns: list[str], metadata: dict[str, Any]) -> bool:
+    from shellpilot.cli.permission_prompt import confirm
+
+    return confirm(permission, patterns, metadata)
+
+
 class TerminalAsk:
-    """The ``Ask`` of ``command render``: rules decide; what they leave open is answered by
-    ``--yes`` (allow once), the terminal prompt on a TTY, or rejected otherwise."""
+    """The ``Ask`` of ``command render``: rules (and the project's grants) decide; what they
+    leave open is allowed once by ``--yes``, put to the person via ``confirm`` on a TTY
+    (the shared permission prompt), or rejected otherwise. A deny always stands."""
 
     def __init__(
-        self, service: PermissionService, rules: list[Rule], *, yes: bool, interactive: bool
+        self,
+        service: PermissionService,
+        rules: list[Rule],
+        *,
+        yes: bool,
+        confirm: Confirm | None = None,
     ) -> None:
         self.service = service
         self.rules = rules
         self.yes = yes
-        self.interactive = interactive
+        self.confirm = confirm
 
     async def __call__(
         self,
@@ -159,24 +175,11 @@ class TerminalAsk:
             raise PermissionDenied(permission, verdict.denied or "")
         if verdict.action == "allow" or self.yes:
             return
-        if self.interactive and _prompt_yes(permission, verdict.needs, metadata):
+        if self.confirm is not None and self.confirm(permission, list(verdict.needs), dict(metadata or {})):
             return
         raise PermissionRejected(
             f"{permission} needs approval for: {', '.join(verdict.needs)} (use --yes or --allow PATTERN)"
         )
-
-
-def _prompt_yes(permission: str, needs: Sequence[str], metadata: Mapping[str, Any] | None) -> bool:
-    """Ask on the terminal (the shared permission prompt when available)."""
-    try:
-        from shellpilot.cli import permission_prompt
-    except ImportError:
-        permission_prompt = None  # type: ignore[assignment]
-    confirm = getattr(permission_prompt, "confirm", None)
-    if callable(confirm):
-        return bool(confirm(permission, list(needs), dict(metadata or {})))
-    sys.stderr.write(f"\n{permission}: {', '.join(needs)}\n")
-    return typer.confirm("Run it once?", default=False, err=True)
 
 
 def _print_expanded(out: ExpandedPrompt, decisions: list[str]) -> None:
@@ -237,7 +240,8 @@ def render_command(
             service = PermissionService(
                 Bus(), grants_path(data, registry.project_dir), project_dir=registry.project_dir
             )
-            ask = TerminalAsk(service, rules, yes=yes, interactive=sys.stdin.isatty() and sys.stderr.isatty())
+            interactive = sys.stdin.isatty() and sys.stderr.isatty()
+            ask = TerminalAsk(service, rules, yes=yes, confirm=_terminal_confirm if interactive else None)
             ctx = ExpandContext(
                 project_dir=registry.project_dir,
                 ask=ask,
