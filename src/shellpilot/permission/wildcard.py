@@ -6,7 +6,6 @@ Must not touch: rules, config or shells; it only compares two strings.
 
 from __future__ import annotations
 
-import functools
 import re
 
 WILDCARDS = frozenset("*?")
@@ -62,12 +61,11 @@ def _find(text: str, piece: str, start: int, end: int) -> int:
     return found.start() if found else -1
 
 
-@functools.lru_cache(maxsize=512)
 def _piece_regex(piece: str) -> re.Pattern[str]:
     """A fixed-length regex for a star-free piece (``?`` -> any one character).
 
     It has no quantifier or alternation, so the engine cannot backtrack: a search is
-    at most O(len(text) * len(piece)), done in C.
+    at most O(len(text) * len(piece)), done in C (``re`` caches the compiled pattern).
     """
     return re.compile("".join("." if ch == "?" else re.escape(ch) for ch in piece), re.DOTALL)
 
