@@ -229,3 +229,11 @@ async def test_stream_cut_after_output_is_an_error_not_a_replay(
     assert received == [TextDelta("one ")]
     assert info.value.retryable
     assert len(server.requests) == 1 and sleeps.delays == []
+
+
+async def test_max_tokens_stop_is_a_length_finish(
+    server: ScriptedModelServer, provider: AnthropicProvider
+) -> None:
+    server.add(Turn(text="cut off", finish_reason="length"))
+    events = await collect(provider.stream(request()))
+    assert events[-1] == Finish("length", raw="max_tokens")

@@ -328,3 +328,17 @@ async def test_stream_cut_after_output_is_an_error_not_a_replay(
     assert received == [TextDelta("one "), TextDelta("two ")]
     assert info.value.retryable and info.value.status is None
     assert len(server.requests) == 1 and sleeps.delays == []
+
+
+async def test_stop_reported_after_tool_calls_reads_as_tool_calls(
+    server: ScriptedModelServer, provider: OpenAIProvider
+) -> None:
+    server.add(Turn(tool_calls=[ToolCall("bash", {"command": "ls"})], finish_reason="stop"))
+    events = await collect(provider.stream(request()))
+    assert events[-1] == Finish("tool_calls", raw="stop")
+
+
+async def test_length_finish_is_reported(server: ScriptedModelServer, provider: OpenAIProvider) -> None:
+    server.add(Turn(text="cut off", finish_reason="length"))
+    events = await collect(provider.stream(request()))
+    assert events[-1] == Finish("length", raw="length")

@@ -16,7 +16,6 @@ from shellpilot.provider.base import (
     ToolCallStart,
     Usage,
     UserMessage,
-    parse_arguments,
 )
 from shellpilot.provider.retry import RetryPolicy
 from shellpilot.provider.scripted import ScriptedProvider, ToolCall, Turn, argument_chunks
@@ -75,21 +74,6 @@ async def test_explicit_finish_reason_and_added_turns() -> None:
     provider.add(Turn(text="cut", finish_reason="length"))
     events = [e async for e in provider.stream(REQUEST)]
     assert events[-1] == Finish("length")
-
-
-@pytest.mark.parametrize(
-    ("raw", "arguments", "error"),
-    [
-        ("", {}, None),
-        ('{"a": 1}', {"a": 1}, None),
-        ("[1, 2]", {}, "must be a JSON object, got list"),
-        ('{"a": ', {}, "not valid JSON"),
-    ],
-)
-def test_parse_arguments(raw: str, arguments: dict[str, Any], error: str | None) -> None:
-    parsed, problem = parse_arguments(raw)
-    assert parsed == arguments
-    assert (problem is None) if error is None else (problem is not None and error in problem)
 
 
 def test_argument_chunks_rejoin_exactly() -> None:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, assert_never
 from shellpilot.errors import ProviderError
 from shellpilot.provider.base import (
     AssistantMessage,
-    Finish,
     FinishReason,
     ModelRequest,
     ProviderEvent,
@@ -28,6 +27,7 @@ from shellpilot.provider.base import (
     Usage,
     UserMessage,
     parse_arguments,
+    settle_finish,
 )
 from shellpilot.provider.failure import cause_text, close_quietly, error_detail, is_transport_error
 from shellpilot.provider.retry import RetryPolicy, is_transient_status, retrying
@@ -186,10 +186,8 @@ class EventAssembler:
         """Usage (when reported) then ``Finish``."""
         if self._has_usage:
             yield Usage(self._input_tokens, self._output_tokens, cached_input_tokens=self._cached)
-        if self._stop_raw is None:
-            yield Finish("tool_calls" if self._tool_calls else "stop")
-        else:
-            yield Finish(_FINISH.get(self._stop_raw, "other"), raw=self._stop_raw)
+        raw = self._stop_raw
+        yield settle_finish(_FINISH.get(raw, "other") if raw else None, raw, self._tool_calls > 0)
 
 
 def map_anthropic_error(exc: BaseException, provider: str, key_hint: str = "") -> ProviderError:

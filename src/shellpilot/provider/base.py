@@ -186,3 +186,14 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
     if not isinstance(value, dict):
         return {}, f"The tool call arguments must be a JSON object, got {type(value).__name__}: {raw[:200]}"
     return value, None
+
+
+def settle_finish(reason: FinishReason | None, raw: str | None, made_tool_calls: bool) -> Finish:
+    """The ``Finish`` of a turn from the provider's (mapped) reason.
+
+    A missing reason is inferred, and "stop" after tool calls reads as "tool_calls": some
+    OpenAI-compatible servers (older Ollama) report "stop" for turns that called tools.
+    """
+    if reason is None or (reason == "stop" and made_tool_calls):
+        reason = "tool_calls" if made_tool_calls else "stop"
+    return Finish(reason, raw=raw)

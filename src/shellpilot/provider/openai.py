@@ -17,7 +17,6 @@ from shellpilot.errors import ProviderError
 from shellpilot.ids import ascending
 from shellpilot.provider.base import (
     AssistantMessage,
-    Finish,
     FinishReason,
     ModelRequest,
     ProviderEvent,
@@ -29,6 +28,7 @@ from shellpilot.provider.base import (
     Usage,
     UserMessage,
     parse_arguments,
+    settle_finish,
 )
 from shellpilot.provider.failure import cause_text, close_quietly, error_detail, is_transport_error
 from shellpilot.provider.retry import RetryPolicy, is_transient_status, retrying
@@ -199,10 +199,8 @@ class ChunkAssembler:
         yield from self._end_calls()
         if self._usage is not None:
             yield self._usage
-        if self._finish_raw is None:
-            yield Finish("tool_calls" if self._calls else "stop")
-        else:
-            yield Finish(_FINISH.get(self._finish_raw, "other"), raw=self._finish_raw)
+        raw = self._finish_raw
+        yield settle_finish(_FINISH.get(raw, "other") if raw else None, raw, bool(self._calls))
 
 
 def map_openai_error(exc: BaseException, provider: str, key_hint: str = "") -> ProviderError:

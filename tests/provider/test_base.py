@@ -1,0 +1,73 @@
+"""Pure helpers of the provider seam: argument parsing, finish settling, event shapes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from shellpilot.provider.base import (
+    Finish,
+    FinishReason,
+    ModelRequest,
+    TextDelta,
+    ToolCallEnd,
+    UserMessage,
+    parse_arguments,
+    settle_finish,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "arguments", "error"),
+    [
+        ("", {}, None),
+        ('{"a": 1}', {"a": 1}, None),
+        ("[1, 2]", {}, "must be a JSON object, got list"),
+        ('{"a": ', {}, "not valid JSON"),
+    ],
+)
+def test_parse_arguments(raw: str, arguments: dict[str, Any], error: str | None) -> None:
+    parsed, problem = parse_arguments(raw)
+    assert parsed == arguments
+    assert (problem is None) if error is None else (problem is not None and error in problem)
+
+
+@pytest.mark.parametrize(
+    ("reason", "calls", "expected"),
+    [
+        (None, False, "stop"),
+        (None, True, "tool_calls"),
+        ("stop", True, "tool_calls"),
+        ("stop", False, "stop"),
+        ("length", True, "length"),
+        ("other", False, "other"),
+        ("tool_calls", False, "tool_calls"),
+    ],
+)
+def test_settle_finish(reason: FinishReason | None, calls: bool, expected: str) -> None:
+    assert settle_finish(reason, "raw", calls) == Finish(expected, raw="raw")  # type: ignore[arg-type]
+
+
+def test_events_carry_their_type_tag() -> None:
+    assert TextDelta("x").type == "text_delta"
+    assert ToolCallEnd("c", "bash", {}).type == "tool_call_end"
+    with pytest.raises(TypeError):
+        TextDelta("x", type="other")  # type: ignore[call-arg]
+
+
+def test_request_rejects_unknown_roles_and_bad_max_tokens() -> None:
+    request = ModelRequest.model_validate(
+        {
+            "model": "m",
+            "messages": [
+                {"role": "user", "content": "hi"},
+                {"role": "tool", "call_id": "c", "name": "bash", "content": "out"},
+            ],
+        }
+    )
+    assert isinstance(request.messages[0], UserMessage)
+    with pytest.raises(ValueError):
+        ModelRequest.model_validate({"model": "m", "messages": [{"role": "system", "content": "x"}]})
+    with pytest.raises(ValueError):
+        ModelRequest(model="m", max_tokens=0)
