@@ -241,3 +241,16 @@ def test_reader_leaving_early_does_not_stop_the_recording(repo: Path, db: sqlite
     (part,) = _tool_parts(db)
     assert part["state"]["metadata"]["exit"] == 4
     assert part["state"]["metadata"]["truncated"] is True
+
+
+def test_timeout_flag_kills_the_command(repo: Path, db: sqlite3.Connection) -> None:
+    out = _sp("shell", "--timeout", "300", "echo started; sleep 20", cwd=repo)
+    assert out.returncode == 128 + signal.SIGTERM  # killed by the timeout's SIGTERM
+    assert out.stdout == "started\n"
+    (part,) = _tool_parts(db)
+    assert part["state"]["metadata"]["timed_out"] is True
+    both = _sp("shell", "--continue", "--session", "ses_x", "true", cwd=repo)
+    assert both.returncode == 2 and "either" in both.stderr
+    bad = _sp("shell", "--timeout", "0", "true", cwd=repo)
+    assert bad.returncode == 2 and "Invalid timeout" in bad.stderr
+    assert db.execute("SELECT count(*) FROM session").fetchone()[0] == 1  # none made for bad input

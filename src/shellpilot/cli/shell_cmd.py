@@ -125,7 +125,13 @@ def run_shell(
 
     from shellpilot.cli.context import open_context
     from shellpilot.cli.echo import LiveEcho
+    from shellpilot.errors import InvalidTimeout, UsageError
 
+    # Refuse bad input before a session is created for it.
+    if timeout is not None and timeout <= 0:
+        raise InvalidTimeout(timeout)
+    if not command.strip():
+        raise UsageError("The command is empty: give the shell command to run.")
     with open_context(directory=directory, data_dir=data_dir) as ctx:
         session = _pick_session(ctx, session_id, cont, command)
         echo = LiveEcho(sys.stdout, getattr(sys.stdout, "buffer", None))
