@@ -340,3 +340,15 @@ async def test_default_scanner_asks_for_outside_dirs(project: Path, tmp_path: Pa
     await expand(cmd(f"!`ls {outside}`"), "", ctx)
     assert ask.calls[0] == ("external_directory", [f"{outside}/*"], [f"{outside}/*"])
     assert ask.calls[1][0] == "bash"
+
+
+async def test_block_timeout_is_reported_and_expansion_goes_on(project: Path) -> None:
+    ctx = ExpandContext(project_dir=project, ask=allow_all_recorder(), timeout_ms=300)
+    out = await expand(cmd("A !`echo started; sleep 5` B !`echo after`"), "", ctx)
+    assert [b.status for b in out.blocks] == ["timed_out", "ok"]
+    assert out.text.startswith("A started\n") and out.text.endswith(" B after")
+    assert "300 ms" in out.text
+
+
+def allow_all_recorder() -> Recorder:
+    return Recorder("allow")
