@@ -16,6 +16,7 @@ from shellpilot.errors import (
     PermissionDenied,
     PermissionRejected,
     PermissionRequestNotFound,
+    StorageError,
     UsageError,
 )
 from shellpilot.permission import (
@@ -285,3 +286,15 @@ def test_a_broken_grants_file_is_a_config_error(tmp_path: Path) -> None:
     path.write_text('{"grants": [{"permission": 1}]}')
     with pytest.raises(ConfigError):
         PermissionService(Bus(), path)
+
+
+async def test_an_unwritable_grants_file_keeps_the_request_pending(tmp_path: Path) -> None:
+    h = Harness(tmp_path / "later-a-file" / "grants.json")
+    (tmp_path / "later-a-file").write_text("")  # the grants dir cannot be created now
+    task = h.start(h.service.ask("s", "bash", ["make"], ["make *"], {}, BASH_ASK))
+    request = await h.next_request()
+    with pytest.raises(StorageError):
+        h.service.reply(request.id, "always")
+    assert h.service.pending() == [request]
+    h.service.reply(request.id, "once")
+    await _done(task)

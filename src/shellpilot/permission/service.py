@@ -172,21 +172,26 @@ class PermissionService:
         PermissionCorrected(message) or PermissionRejected, and every other pending
         request of the session fails with PermissionRejected. Raises
         PermissionRequestNotFound for an id that is not pending (the pending list is
-        unchanged) and UsageError for an unknown reply.
+        unchanged), UsageError for an unknown reply, and StorageError when an "always"
+        grant cannot be written (the request then stays pending).
         """
         if reply not in REPLIES:
             raise UsageError(f"Unknown permission reply {reply!r}; use once, always or reject.")
-        entry = self._pending.pop(request_id, None)
+        entry = self._pending.get(request_id)
         if entry is None:
             raise PermissionRequestNotFound(request_id)
         request = entry.request
+        if reply == "always":
+            # Persist first: if the grants file cannot be written (StorageError), the
+            # request stays pending and the replier can answer again.
+            self._grants.add(request.permission, request.always)
+        del self._pending[request_id]
         feedback = message.strip() if message and message.strip() else None
         match reply:
             case "once":
                 _settle(entry.future)
                 self._publish(request, "once", None, "user")
             case "always":
-                self._grants.add(request.permission, request.always)
                 _settle(entry.future)
                 self._publish(request, "always", None, "user")
                 for other in self._session_entries(request.session_id):
