@@ -79,7 +79,7 @@ def test_gemini_toml(tmp_path: Path) -> None:
         root / "git" / "commit.toml",
         'description = "Generates a Git commit message based on staged changes."\n'
         'prompt = """\nPlease generate a Conventional Commit message for:\n\n'
-        '```diff\n!{git diff --staged}\n```\n'
+        "```diff\n!{git diff --staged}\n```\n"
         'Extra: {{args}}\nStyle: @{docs/style.md}\n"""\n',
     )
     write(root / "simple.toml", 'prompt = "Summarise the repo"\n')
