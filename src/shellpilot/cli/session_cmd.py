@@ -8,9 +8,21 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, assert_never
 
 import typer
+
+from shellpilot.session.models import (
+    AgentPart,
+    FilePart,
+    SubtaskPart,
+    TextPart,
+    ToolCompleted,
+    ToolFailed,
+    ToolPart,
+    ToolPending,
+    ToolRunning,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -38,44 +50,48 @@ def _console() -> Console:
     return Console(soft_wrap=True, highlight=False, width=width)
 
 
+def _tool_lines(part: ToolPart) -> list[tuple[str, str]]:
+    """(text, style) lines of a tool part: the call, its output as stored, then its outcome."""
+    state = part.state
+    command = state.input.get("command")
+    head = f"$ {command}" if part.tool == "bash" and command is not None else f"{part.tool} {state.input}"
+    lines = [(head, "bold cyan")]
+    if isinstance(state, ToolPending):
+        return [*lines, ("[pending]", "yellow")]
+    meta: dict[str, Any] = dict(state.metadata)
+    if isinstance(state, ToolCompleted):
+        lines.append((state.output, ""))
+        bits = [f"exit {meta['exit']}"] if meta.get("exit") is not None else []
+        if meta.get("signal") is not None:
+            bits.append(f"signal {meta['signal']}")
+        if meta.get("truncated") and meta.get("output_path"):
+            bits.append(f"full output: {meta['output_path']}")
+        return [*lines, ("[" + " · ".join(bits) + "]", "dim")] if bits else lines
+    if meta.get("output"):
+        lines.append((str(meta["output"]), ""))  # the live output captured so far
+    if isinstance(state, ToolRunning):
+        return [*lines, ("[running]", "yellow")]
+    if isinstance(state, ToolFailed):
+        return [*lines, (f"[error: {state.error}]", "red")]
+    assert_never(state)
+
+
 def _render_part(console: Console, part: Part) -> None:
     from rich.text import Text
 
-    if part.type == "text":
-        style = "dim italic" if part.synthetic else ""
-        console.print(Text(part.text, style=style))
-    elif part.type == "tool":
-        state = part.state
-        command = state.input.get("command")
-        head = f"$ {command}" if part.tool == "bash" and command is not None else f"{part.tool} {state.input}"
-        console.print(Text(head, style="bold cyan"))
-        meta: dict[str, Any] = dict(getattr(state, "metadata", {}))
-        if state.status == "completed":
-            console.print(Text(state.output))
-            bits = [f"exit {meta.get('exit')}" if meta.get("exit") is not None else None]
-            if meta.get("signal") is not None:
-                bits.append(f"signal {meta['signal']}")
-            if meta.get("truncated") and meta.get("output_path"):
-                bits.append(f"full output: {meta['output_path']}")
-            line = " · ".join(b for b in bits if b)
-            if line:
-                console.print(Text(f"[{line}]", style="dim"))
-        elif state.status == "error":
-            if meta.get("output"):
-                console.print(Text(str(meta["output"])))
-            console.print(Text(f"[error: {state.error}]", style="red"))
-        elif state.status == "running":
-            if meta.get("output"):
-                console.print(Text(str(meta["output"])))
-            console.print(Text("[running]", style="yellow"))
-        else:
-            console.print(Text("[pending]", style="yellow"))
-    elif part.type == "file":
+    if isinstance(part, TextPart):
+        console.print(Text(part.text, style="dim italic" if part.synthetic else ""))
+    elif isinstance(part, ToolPart):
+        for text, style in _tool_lines(part):
+            console.print(Text(text, style=style))
+    elif isinstance(part, FilePart):
         console.print(Text(f"[file] {part.filename or part.path or part.url}", style="magenta"))
-    elif part.type == "agent":
+    elif isinstance(part, AgentPart):
         console.print(Text(f"[agent] @{part.name}", style="magenta"))
-    elif part.type == "subtask":
+    elif isinstance(part, SubtaskPart):
         console.print(Text(f"[subtask @{part.agent}] {part.description or part.prompt}", style="magenta"))
+    else:
+        assert_never(part)
 
 
 def _render_message(console: Console, item: MessageWithParts) -> None:
