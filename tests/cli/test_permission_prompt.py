@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -287,3 +288,30 @@ def test_confirm_is_once_or_reject(answers: tuple[str, ...], expected: bool) -> 
     assert "make deploy" in out.getvalue()
     if answers[:1] == ("a",):
         assert "Answer o (once) or r (reject)" in out.getvalue()  # always is not offered here
+
+
+async def test_a_request_settled_while_the_person_types_is_left_alone(tmp_path: Path) -> None:
+    bus = Bus()
+    service = PermissionService(bus, tmp_path / "grants.json")
+    out, console = _console()
+    typing = threading.Event()
+    release = threading.Event()
+
+    def read_line(prompt: str) -> str:
+        typing.set()
+        release.wait(10)
+        return "o"
+
+    prompt = PermissionPrompt(service, bus, interactive=True, console=console, read_line=read_line)
+    task = asyncio.ensure_future(service.ask("s", "bash", ["make"], ["make *"], {}, ASK_ALL))
+    while not service.pending():
+        await asyncio.sleep(0)
+    answering = asyncio.ensure_future(prompt.answer(service.pending()[0]))
+    while not typing.is_set():
+        await asyncio.sleep(0.01)
+    service.cancel_session("s")
+    release.set()
+    assert await asyncio.wait_for(answering, 10) is None
+    with pytest.raises(PermissionRejected):
+        await asyncio.wait_for(task, 10)
+    assert "no longer pending" in out.getvalue()

@@ -268,7 +268,10 @@ class PermissionPrompt:
         try:
             self._service.reply(request.id, decision.reply, decision.message)
         except PermissionRequestNotFound:
-            return None  # settled meanwhile (cancelled, or covered by an earlier "always")
+            # Settled meanwhile (cancelled, or covered by an earlier "always").
+            if self.interactive:
+                self._console.print(Text("(that request is no longer pending)", style="dim"))
+            return None
         if decision.notice:
             style = "yellow" if decision.reply == "reject" else "dim"
             self._console.print(Text(decision.notice, style=style))
