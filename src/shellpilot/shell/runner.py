@@ -11,16 +11,17 @@ import enum
 import logging
 import os
 import signal as signals
-import subprocess
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from shellpilot.config.model import Config, ShellConfig
 from shellpilot.errors import InvalidTimeout, ShellNotFound, ToolError, WorkdirNotFound
 from shellpilot.ids import ascending
 from shellpilot.paths import data_dir, tool_output_dir
+from shellpilot.shell.child import ExitWatch, WatchKind, spawn
 from shellpilot.shell.detect import ShellChoice, detect_shell
 from shellpilot.shell.output import OutputBuffer, OutputLimits
 from shellpilot.shell.process_group import group_members, terminate_group
@@ -115,34 +116,29 @@ def build_env(
     return env
 
 
-class _Pipe(asyncio.SubprocessProtocol):
-    """Feeds the merged stdout/stderr pipe into the buffer; resolves ``exited`` and ``eof``."""
+class _Reader(asyncio.Protocol):
+    """Feeds the merged stdout/stderr pipe into the buffer; resolves ``eof`` when it closes."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, buffer: OutputBuffer) -> None:
         self.buffer = buffer
         self.preview: LivePreview | None = None
         self.on_data: Callable[[bytes], None] | None = None
-        self.exited: asyncio.Future[None] = loop.create_future()
         self.eof: asyncio.Future[None] = loop.create_future()
 
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
+    def data_received(self, data: bytes) -> None:
         self.buffer.feed(data)
         if self.on_data is not None:
             self.on_data(data)
         if self.preview is not None:
             self.preview.poke()
 
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:
         if not self.eof.done():
             self.eof.set_result(None)
 
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
-
 
 async def _race(
-    exited: asyncio.Future[None], abort: asyncio.Event | None, timeout_s: float | None
+    exited: asyncio.Future[int], abort: asyncio.Event | None, timeout_s: float | None
 ) -> RunOutcome:
     """The one race point: shell exit vs user abort vs wall-clock timeout."""
     abort_task = asyncio.ensure_future(abort.wait()) if abort is not None else None
@@ -161,7 +157,7 @@ async def _race(
     return RunOutcome.TIMED_OUT
 
 
-async def _settle(future: asyncio.Future[None], seconds: float) -> bool:
+async def _settle(future: asyncio.Future[Any], seconds: float) -> bool:
     """Wait up to ``seconds`` for ``future``; True if it completed."""
     if not future.done() and seconds > 0:
         await asyncio.wait({future}, timeout=seconds)
@@ -220,6 +216,7 @@ async def run(
     config: Config | None = None,
     no_timeout: bool = False,
     on_data: Callable[[bytes], None] | None = None,
+    exit_watch: WatchKind = "auto",
 ) -> ShellResult:
     """Run ``command`` with the chosen shell as ``<shell> -c <command>`` (one argv string).
 
@@ -232,6 +229,7 @@ async def run(
     ``shell.kill_grace_ms`` if anything is still alive. ``on_output(preview)`` is called
     throttled (<= ~10/s, always a final call) with the latest ~30,000 characters;
     ``on_data(chunk)`` with every raw chunk as read (unthrottled, uncleaned: for a terminal).
+    ``exit_watch`` picks how the exit is noticed (pidfd when available, else a thread).
 
     Raises InvalidTimeout before anything runs; WorkdirNotFound, ShellNotFound or
     ToolError if the process cannot start. (seed: shell tool, 6.4 / 6.5; spec 2.3.)
@@ -247,7 +245,7 @@ async def run(
         limits or OutputLimits.from_config(cfg.tool_output), folder / (call_id or ascending("tool"))
     )
     loop = asyncio.get_running_loop()
-    protocol = _Pipe(loop, buffer)
+    protocol = _Reader(loop, buffer)
     protocol.on_data = on_data
     preview: LivePreview | None = None
     if on_output is not None:
@@ -262,22 +260,17 @@ async def run(
         outcome = RunOutcome.ABORTED
     else:
         try:
-            transport, _ = await loop.subprocess_exec(
-                lambda: protocol,
-                *choice.argv(command),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                cwd=workdir,
-                env=build_env(cfg.shell, env),
-                start_new_session=True,
-            )
+            proc = spawn(choice.argv(command), cwd=workdir, env=build_env(cfg.shell, env))
         except OSError as exc:
             buffer.close()
             raise _spawn_error(exc, choice, workdir) from exc
-        pid = transport.get_pid()
+        pid = proc.pid
+        watch = ExitWatch(proc, exit_watch)
+        transport: asyncio.ReadTransport | None = None
         try:
-            outcome = await _race(protocol.exited, abort, None if timeout is None else timeout / 1000)
+            assert proc.stdout is not None
+            transport, _ = await loop.connect_read_pipe(lambda: protocol, proc.stdout)
+            outcome = await _race(watch.exited, abort, None if timeout is None else timeout / 1000)
             if outcome is RunOutcome.EXITED and not await _settle(protocol.eof, cfg.shell.drain_ms / 1000):
                 background = group_members(pid)
             elif outcome is RunOutcome.EXITED:
@@ -285,11 +278,16 @@ async def run(
         finally:
             if outcome is not RunOutcome.EXITED:
                 await terminate_group(pid, cfg.shell.kill_grace_ms / 1000)
-                await _settle(protocol.exited, _EXIT_WAIT_S)
-                await _settle(protocol.eof, cfg.shell.drain_ms / 1000)
-            transport.close()
+                await _settle(watch.exited, _EXIT_WAIT_S)
+                if transport is not None:
+                    await _settle(protocol.eof, cfg.shell.drain_ms / 1000)
+            if transport is not None:
+                transport.close()
+            elif proc.stdout is not None:
+                proc.stdout.close()
+            watch.close()
             buffer.close()
-        returncode = transport.get_returncode()
+        returncode = watch.exited.result() if watch.exited.done() else proc.poll()
     final_preview = preview.finish() if preview is not None else ""
     captured = buffer.finish()
     assert outcome is not None

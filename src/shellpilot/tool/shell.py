@@ -150,6 +150,8 @@ class ShellTool:
     def outside_globs(self, workdir: Path, dirs: list[str], project_dir: Path) -> list[str]:
         """``dir/*`` globs needing an ``external_directory`` ask: the workdir when outside the
         project, then the scanner's dirs; the tool-output folder never needs one."""
+        if not dirs and workdir == project_dir:
+            return []
         project = project_dir.resolve()
         output = self.output_dir.resolve()
         seen: set[Path] = set()
