@@ -15,6 +15,8 @@ import yaml
 from shellpilot.command.diagnostics import LoadWarning
 
 _LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_INDICATORS = "[]{}&*!|>%@`#,?-"
+"""First characters with which a plain YAML value can fail to parse on its own."""
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*))?$")
 
 
@@ -62,7 +64,7 @@ def sanitise(text: str) -> str:
         match = _KEY_LINE.match(line)
         value = (match.group(2) or "").strip() if match else ""
         quotable = value and value not in ("|", ">", "|-", ">-") and value[0] not in "\"'"
-        if match and quotable and (":" in value or not _parses(value)):
+        if match and quotable and (":" in value or (value[0] in _INDICATORS and not _parses(value))):
             out.append(f"{match.group(1)}: |-")
             out.append(f"  {value}")
         else:
@@ -92,6 +94,52 @@ def _key_by_key(text: str) -> dict[str, Any]:
     return data
 
 
+_BOOLS = {
+    v: v.lower() in ("true", "yes", "on")
+    for w in ("true", "false", "yes", "no", "on", "off")
+    for v in (w, w.capitalize(), w.upper())
+}
+_NULLS = ("null", "Null", "NULL", "~")
+
+
+def _plain_value(value: str) -> tuple[Any, bool] | None:
+    """A simple scalar read without YAML: ``(value, needs_quoting)``, None when unsure."""
+    if not value or value in _NULLS:
+        return None, False
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        inner = value[1:-1]
+        return (inner, False) if value[0] not in inner and "\\" not in inner else None
+    if value[0] in _INDICATORS or value[0] in "\"'" or value[0].isdigit() or " #" in value:
+        return None
+    if value in _BOOLS:
+        return _BOOLS[value], False
+    if value[0] in "+." or value.startswith(("-.", "+.")):
+        return None
+    return value, (": " in value or value.endswith(":"))
+
+
+def _fast(raw: str) -> tuple[dict[str, Any], int | None] | None:
+    """Frontmatter made only of ``key: simple value`` lines, read without YAML (the common
+    case, and the load-time budget). Returns the data and the 1-based file line of the first
+    value the strict reading would reject for an unquoted ``: `` (None if none); None when
+    anything is not simple, so the YAML readings decide."""
+    data: dict[str, Any] = {}
+    first_bad: int | None = None
+    for index, line in enumerate(raw.split("\n")):
+        if not line.strip() or line.startswith("#"):
+            continue
+        match = _KEY_LINE.match(line)
+        if match is None:
+            return None
+        read = _plain_value((match.group(2) or "").strip())
+        if read is None:
+            return None
+        data[match.group(1)], bad = read
+        if bad and first_bad is None:
+            first_bad = index + 2  # +1 for 0-based, +1 for the `---` line
+    return data, first_bad
+
+
 def _error_line(exc: yaml.YAMLError) -> int:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     return (mark.line + 2) if mark is not None else 1  # +1 for 0-based, +1 for the `---` line
@@ -118,6 +166,13 @@ def parse_markdown(text: str, path: str, *, warn_sanitised: bool = True) -> Pars
     raw = "\n".join(line.rstrip("\r") for line in lines[1:end])
     body = "\n".join(lines[end + 1 :]).strip()
     warnings: list[LoadWarning] = []
+    quick = _fast(raw)
+    if quick is not None:
+        data, bad_line = quick
+        if bad_line is not None and warn_sanitised:
+            message = "frontmatter is not valid YAML (mapping values are not allowed here); values quoted"
+            warnings.append(LoadWarning(message, path, bad_line))
+        return Parsed(data, body, end + 2, warnings)
     try:
         data = _load(raw)
     except yaml.YAMLError as exc:
