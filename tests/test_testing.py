@@ -160,7 +160,7 @@ def test_requests_are_recorded_with_headers_and_body(server: ScriptedModelServer
     assert isinstance(first, RecordedRequest)
     assert (first.protocol, first.path, first.headers["x-t"]) == ("anthropic", "/v1/messages", "1")
     assert first.body == body
-    assert (first.system, first.tool_choice, first.tool_names) == ("sys", "required", ["bash"])
+    assert (first.system, first.tool_choice(), first.tool_names()) == ("sys", "required", ["bash"])
     assert first.user_texts() == ["first"]
     assert [(r.call_id, r.content, r.is_error) for r in first.tool_results()] == [("t1", "out", False)]
     assert (second.protocol, second.path, second.system) == ("openai", "/v1/chat/completions", "s2")

@@ -73,7 +73,12 @@ class RecordedToolResult:
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One request as the server got it: ``headers`` have lower-case names, ``body`` is the JSON."""
+    """One request as the server got it: ``headers`` have lower-case names, ``body`` is the JSON.
+
+    Properties ``messages`` and ``system`` read the body; the methods ``tool_names()``,
+    ``tool_choice()``, ``user_texts()`` and ``tool_results()`` read it the same way on both
+    protocols.
+    """
 
     protocol: WireProtocol
     path: str
@@ -92,7 +97,6 @@ class RecordedRequest:
             return _text_of(self.body.get("system") or "")
         return "\n".join(_text_of(m.get("content")) for m in self.messages if m.get("role") == "system")
 
-    @property
     def tool_names(self) -> list[str]:
         """Names of the tools offered to the model."""
         tools = self.body.get("tools") or []
@@ -100,7 +104,6 @@ class RecordedRequest:
             return [t.get("function", {}).get("name", "") for t in tools]
         return [t.get("name", "") for t in tools]
 
-    @property
     def tool_choice(self) -> str | None:
         """``auto`` / ``required`` / ``none`` (Anthropic's ``any`` reads as ``required``), or None."""
         choice = self.body.get("tool_choice")

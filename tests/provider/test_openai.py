@@ -89,7 +89,7 @@ async def test_text_streams_in_pieces_with_usage_and_finish(
         {"role": "user", "content": "list files"},
     ]
     assert seen.body["tools"] == [{"type": "function", "function": BASH.model_dump()}]
-    assert seen.tool_choice == "auto"
+    assert seen.tool_choice() == "auto"
 
 
 async def test_tool_call_arguments_stream_then_end_parsed(
