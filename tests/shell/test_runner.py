@@ -297,3 +297,10 @@ async def test_on_data_gets_every_raw_byte(tmp_path: Path) -> None:
     expected = b"\x1b[31mred\x1b[0m\n" + "".join(f"{i}\n" for i in range(1, 20001)).encode()
     assert b"".join(chunks) == expected
     assert result.total_bytes == len(expected)
+
+
+async def test_thread_exit_watch_end_to_end(tmp_path: Path) -> None:
+    done = await go("echo hi; exit 7", tmp_path, exit_watch="thread")
+    assert done.exit_code == 7 and done.output.startswith("hi")
+    timed = await go("sleep 30", tmp_path, exit_watch="thread", timeout_ms=200)
+    assert timed.timed_out and timed.pid is not None and group_members(timed.pid) == []
