@@ -81,6 +81,16 @@ def test_model_names_with_slashes_keep_everything_after_the_provider() -> None:
     assert reg.resolve("openrouter/meta-llama/llama-3-8b").api_model == "meta-llama/llama-3-8b"
 
 
+def test_a_bare_model_name_suggests_it_under_each_usable_provider() -> None:
+    reg = registry({"provider": {"broken": {"type": "openai"}}}, OPENAI_API_KEY="k", ANTHROPIC_API_KEY="k")
+    with pytest.raises(ModelNotFound) as info:
+        reg.resolve("gpt-4o")
+    assert info.value.suggestions == ["anthropic/gpt-4o", "openai/gpt-4o"]
+    assert str(info.value).startswith(
+        "Model not found: gpt-4o. Did you mean: anthropic/gpt-4o, openai/gpt-4o?"
+    )
+
+
 def test_a_bare_model_name_listed_by_one_provider_is_found() -> None:
     config = {"provider": {"local": {"type": "openai", "base_url": "http://x/v1", "models": {"qwen3": {}}}}}
     assert registry(config).resolve("qwen3").id == "local/qwen3"

@@ -33,6 +33,7 @@ SETUP_HELP = (
     '       "model": "local/llama3.2"}'
 )
 """What a user sees when no model or provider is configured."""
+_ID_HINT = 'Model ids are "provider/model", e.g. "openai/gpt-4o-mini" or "local/llama3.2".'
 
 
 @dataclass(frozen=True)
@@ -134,9 +135,7 @@ def split_model_id(model_id: str) -> tuple[str, str]:
     """``"openrouter/openai/gpt-4o"`` -> ``("openrouter", "openai/gpt-4o")``; ModelNotFound if malformed."""
     provider, sep, model = model_id.strip().partition("/")
     if not sep or not provider or not model:
-        raise ModelNotFound(
-            model_id, hint='Model ids are "provider/model", e.g. "openai/gpt-4o-mini" or "local/llama3.2".'
-        )
+        raise ModelNotFound(model_id, hint=_ID_HINT)
     return provider, model
 
 
@@ -235,10 +234,14 @@ class ProviderRegistry:
         names the config key or environment variable to set. Nothing is contacted.
         """
         wanted = model_id or self.default_model()
-        if "/" not in wanted:
+        if "/" not in wanted and wanted.strip():
             owners = [s.name for s in self._settings.values() if wanted in s.models]
-            if len(owners) == 1:
-                wanted = f"{owners[0]}/{wanted}"
+            if len(owners) != 1:
+                usable = owners or [
+                    n for n in self.names() if n in self._given or not self._settings[n].problem
+                ]
+                raise ModelNotFound(wanted, [f"{n}/{wanted}" for n in usable], hint=_ID_HINT)
+            wanted = f"{owners[0]}/{wanted}"
         name, model = split_model_id(wanted)
         if name in self._given:
             return ResolvedModel(wanted, name, model, model, self._cache[name], {})
