@@ -232,8 +232,17 @@ def _build() -> Mapping[str, int]:
 ARITY: Mapping[str, int] = _build()
 """Read-only table: space-joined token run -> number of tokens that name the command."""
 
-_LONGEST = max(len(key.split()) for key in ARITY)
-_MULTI_HEADS = frozenset(key.split()[0] for key in ARITY if " " in key)
+def _head_lengths() -> Mapping[str, int]:
+    lengths: dict[str, int] = {}
+    for key in ARITY:
+        parts = key.split()
+        if len(parts) > 1:
+            lengths[parts[0]] = max(lengths.get(parts[0], 0), len(parts))
+    return MappingProxyType(lengths)
+
+
+_HEAD_LENGTHS = _head_lengths()
+"""First token -> length of the longest multi-token key starting with it."""
 
 
 def prefix(tokens: Sequence[str]) -> list[str]:
@@ -247,10 +256,10 @@ def prefix(tokens: Sequence[str]) -> list[str]:
     if not tokens:
         return []
     first = tokens[0]
-    if first not in _MULTI_HEADS:  # fast path: only one-token keys can match
-        return list(tokens[: ARITY.get(first, 1)])
-    for length in range(min(len(tokens), _LONGEST), 0, -1):
-        arity = ARITY.get(" ".join(tokens[:length]))
-        if arity is not None:
-            return list(tokens[: min(arity, len(tokens))])
-    return [tokens[0]]
+    longest = _HEAD_LENGTHS.get(first)
+    if longest is not None:
+        for length in range(min(len(tokens), longest), 1, -1):
+            arity = ARITY.get(" ".join(tokens[:length]))
+            if arity is not None:
+                return list(tokens[:arity])
+    return list(tokens[: ARITY.get(first, 1)])

@@ -7,6 +7,7 @@ choice of scanner per shell. Must not touch: running commands or judging permiss
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 
 from shellpilot.shell.cmdline import scan_cmd
 from shellpilot.shell.parse import POSIX_SHELLS, POWERSHELLS
@@ -18,15 +19,22 @@ from shellpilot.shell.scan_result import MAX_DEPTH, Scan, ScanBuilder, ScannedCo
 __all__ = ["MAX_DEPTH", "Scan", "ScanBuilder", "ScannedCommand", "scan", "shell_kind"]
 
 
+@lru_cache(maxsize=256)
+def _normalised(path: str, base: str | None) -> str:
+    """Absolute `path` (joined to absolute `base` when relative), normalised. Pure: cached."""
+    if base is not None and not os.path.isabs(path):
+        path = os.path.join(base, path)
+    return os.path.normpath(path)
+
+
 def _absolute(path: str, base: str | None) -> str:
     """`path` made absolute (against `base`, else the process cwd) and normalised."""
-    if not os.path.isabs(path):
-        path = os.path.join(base if base is not None else os.getcwd(), path)
-    if "/." in path or "//" in path or (len(path) > 1 and path.endswith("/")) or os.sep != "/":
-        path = os.path.normpath(path)
-    return path
+    if base is None and not os.path.isabs(path):
+        return os.path.normpath(os.path.join(os.getcwd(), path))
+    return _normalised(path, base)
 
 
+@lru_cache(maxsize=64)
 def shell_kind(shell: str) -> str:
     """`bash` | `powershell` | `cmd` | `other` for a shell name or path (`/bin/zsh`, `pwsh.exe`)."""
     name = os.path.basename(shell.replace("\\", "/")).lower()

@@ -144,35 +144,49 @@ def _union(a: Cwds, b: Cwds) -> Cwds:
     return merged if len(merged) <= _MAX_CWDS else None
 
 
-# A line of plain words (no quotes, expansions, operators, globs, comments, `~`, `=` in
-# the name) is one simple command whose words are its space-separated tokens: no parse needed.
-_PLAIN = re.compile(r"[A-Za-z0-9_./:@%+,-]+(?: +[A-Za-z0-9_./:@%+,=-]+)*")
+# A line of plain words (no quotes, expansions, redirects, globs, comments, `~`) split
+# only by `&&`, `||`, `;`, `|` needs no parse: its simple commands are the runs of words
+# between operators. Assignments, reserved words and (in a chain) the cd family take the
+# tree-sitter path; tests/shell/test_scan_windows.py checks both paths agree on the corpus.
+_W = r"[A-Za-z0-9_./:@%+,=-]+"
+_PLAIN = re.compile(rf" *{_W}(?: +{_W})*(?: *(?:&&|\|\||\||;) *{_W}(?: +{_W})*)* *")
+_TOKEN = re.compile(r"[^ &|;]+|&&|\|\||\||;")
+_OPERATORS = frozenset({"&&", "||", "|", ";"})
 _RESERVED = frozenset(
-    {
-        "if",
-        "then",
-        "else",
-        "elif",
-        "fi",
-        "for",
-        "while",
-        "until",
-        "do",
-        "done",
-        "case",
-        "esac",
-        "in",
-        "function",
-        "select",
-        "coproc",
-        "time",
-        "!",
-        "{",
-        "}",
-        "[[",
-        "]]",
-    }
+    {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in",
+     "function", "select", "coproc", "time", "!", "{", "}", "[[", "]]"}
 )
+
+
+def _plain_commands(source: str) -> list[list[Word]] | None:
+    """The simple commands of a plain-word line, or `None` when it needs the parser."""
+    if "&" not in source and "|" not in source and ";" not in source:
+        single: list[Word] = []
+        at = 0
+        for token in source.split(" "):
+            if token:
+                single.append(Word(token, token, at, at + len(token), False, token))
+            at += len(token) + 1
+        first = single[0].value
+        return None if first in _RESERVED or "=" in first else [single]
+    commands: list[list[Word]] = []
+    words: list[Word] = []
+    for match in _TOKEN.finditer(source):
+        token = match.group()
+        if token in _OPERATORS:
+            commands.append(words)
+            words = []
+            continue
+        if not words and (token in _RESERVED or "=" in token):
+            return None
+        words.append(Word(token, token, match.start(), match.end(), False, token))
+    commands.append(words)
+    if len(commands) > 1:
+        for command in commands:
+            for word in command:
+                if word.value in CD_COMMANDS:
+                    return None
+    return commands
 
 
 def scan_bash(
@@ -180,19 +194,17 @@ def scan_bash(
 ) -> Cwds:
     """Scan `source` with the bash grammar starting in `cwds`; returns the cwds after it.
 
-    `fast`: a line of plain words skips tree-sitter (identical result, see `_PLAIN`).
+    `fast`: a line of plain words and `&& || ; |` skips tree-sitter (identical result).
     """
     scanner = _BashScanner(source, builder, resolver, depth)
     if fast and _PLAIN.fullmatch(source):
-        words: list[Word] = []
-        at = 0
-        for token in source.split(" "):
-            if token:
-                words.append(Word(token, token, at, at + len(token), False, token))
-            at += len(token) + 1
-        if words[0].value not in _RESERVED:
+        commands = _plain_commands(source)
+        if commands is not None:
             builder.seen = True
-            return scanner.argv(words, source, 0, len(source), cwds)
+            for words in commands:
+                start, end = words[0].start, words[-1].end
+                cwds = scanner.argv(words, source[start:end], start, end, cwds)
+            return cwds
     return scanner.run(cwds)
 
 
@@ -363,8 +375,9 @@ class _BashScanner:
                 if child.type in _REDIRECTS:
                     redirects.append(child)
         excluded: list[tuple[int, int]] = []
-        for redirect in redirects:
-            self.redirect(redirect, cwds, excluded)
+        if redirects:
+            for redirect in redirects:
+                self.redirect(redirect, cwds, excluded)
         self.builder.seen = True
         if not words:
             return cwds
@@ -378,7 +391,8 @@ class _BashScanner:
             parts.append(self.slice(at, end))
             text = "".join(parts).strip()
         else:
-            text = self.slice(start, end)
+            source = self.text
+            text = source[start:end] if source is not None else self.slice(start, end)
         return self.argv(words, text, start, end, cwds)
 
     def declaration(self, node: Node, outer: Node, cwds: Cwds) -> None:
@@ -415,19 +429,22 @@ class _BashScanner:
                 resolver.check(path, cwds, wrappers[0] if wrappers else words[0].value)
             if unwrapped.chdir is not None:
                 run_cwds = resolver.cd(unwrapped.chdir, cwds, "a wrapper's working directory")
-        real = words[index:]
+        real = words[index:] if index else words
         head = real[0]
-        name = head.value if head.dynamic else program_name(head.value)
+        name = head.value
         if head.dynamic:
             builder.unknown(f"dynamic command name {head.raw}")
+        elif name[:1] in "/\\":
+            name = program_name(name)
         if wrappers and wrappers[-1] == "watch":
             return self.shell_string(real, run_cwds, "watch", text, words, start, end)
         if name in CD_COMMANDS:
             builder.seen = True
             return self.cd(name, real[1:], run_cwds)
+        args = real[1:]
         argv = [name]
         dynamic = head.dynamic
-        for word in real[1:]:
+        for word in args:
             argv.append(word.value)
             if word.dynamic:
                 dynamic = True
@@ -438,7 +455,7 @@ class _BashScanner:
             inner = name + self.slice(head.end, end)
             prefix = self.slice(start, head.start).strip()
         builder.command(text, argv, dynamic, wrappers, inner, prefix)
-        operands = path_operands(name, real[1:])
+        operands = path_operands(name, args) if name in SPECS or name == "find" else None
         if operands:
             if "xargs" in wrappers:
                 builder.unknown(f"xargs passes paths from its input to {name}")
@@ -448,11 +465,11 @@ class _BashScanner:
         elif "xargs" in wrappers and name in SPECS:
             builder.unknown(f"xargs passes paths from its input to {name}")
         if name in POSIX_SHELLS:
-            self.shell(name, real[1:], run_cwds)
+            self.shell(name, args, run_cwds)
         elif name == "eval":
-            self.eval(real[1:], run_cwds)
+            self.eval(args, run_cwds)
         elif name == "find":
-            self.find_exec(real[1:], run_cwds)
+            self.find_exec(args, run_cwds)
         return cwds
 
     def cd(self, name: str, args: list[Word], cwds: Cwds) -> Cwds:
@@ -560,7 +577,8 @@ class _BashScanner:
         kind = node.type
         start = node.start_byte
         end = node.end_byte
-        raw = self.slice(start, end)
+        text = self.text
+        raw = text[start:end] if text is not None else self.slice(start, end)
         if kind == "word" or kind == "number":
             value = _WORD_ESCAPE.sub(_word_unescape, raw) if "\\" in raw else raw
             return Word(value, raw, start, end, False, value)

@@ -361,8 +361,14 @@ class PathResolver:
         results outside the project report their directory (itself if a directory).
         `windows`: the word comes from PowerShell/cmd (`\\` separates, `C:\\x` is absolute).
         """
-        if word.dynamic and word.raw[:2] in ("<(", ">("):
-            return  # a process substitution is a pipe (/dev/fd/N); its commands are scanned
+        if word.dynamic:
+            if word.raw[:2] in ("<(", ">("):
+                return  # a process substitution is a pipe (/dev/fd/N); its commands are scanned
+        elif not windows and cwds is not None and len(cwds) == 1:
+            # fast path: a plain relative path without `..` from a cwd inside the project
+            plain = word.pathtext
+            if plain and plain[0] not in "/~" and ".." not in plain and self.inside(cwds[0]):
+                return
         text = self.expand(word, cwds[0] if cwds else None)
         if text is None:
             self.unknown(f"dynamic path {word.raw} in {what}")

@@ -75,6 +75,9 @@ WRAPPERS: dict[str, _Wrapper] = {
     "builtin": _Wrapper(),
     "exec": _Wrapper(short_values="a"),
     "setsid": _Wrapper(),
+    "coproc": _Wrapper(),
+    # watch runs its arguments joined by spaces through `sh -c` (the scanner re-parses them)
+    "watch": _Wrapper(short_values="n", optional_attached="d", long_values=_s("--interval")),
     "unbuffer": _Wrapper(),
     "xargs": _Wrapper(
         short_values="adEILnPs",
