@@ -1,0 +1,264 @@
+"""``shellpilot run`` end to end: the real CLI (a subprocess, or ``execute`` in-process where
+a terminal prompt is needed) against ``ScriptedModelServer`` through the real SDK providers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shellpilot.cli.context import open_context
+from shellpilot.cli.run_cmd import RunOptions, execute
+from shellpilot.testing import ScriptedModelServer, ToolCall, Turn, WireProtocol
+
+BOTH: list[WireProtocol] = ["openai", "anthropic"]
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as srv:
+        yield srv
+
+
+def configure(project: Path, server: ScriptedModelServer, protocol: WireProtocol, **extra: Any) -> None:
+    config = {"provider": {"fake": server.provider_config(protocol)}, "model": "fake/test-model", **extra}
+    (project / "shellpilot.json").write_text(json.dumps(config))
+
+
+def cli(project: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    return subprocess.run(
+        [sys.executable, "-m", "shellpilot", *args, "--dir", str(project)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def bash(command: str, **extra: Any) -> ToolCall:
+    return ToolCall("bash", {"command": command, "description": "run a command", **extra})
+
+
+@pytest.mark.parametrize("protocol", BOTH)
+def test_model_runs_allowed_bash_and_sees_the_output(
+    project: Path, server: ScriptedModelServer, protocol: WireProtocol
+) -> None:
+    configure(project, server, protocol, permission={"bash": {"echo *": "allow"}})
+    server.add(Turn(text="Checking.", tool_calls=[bash("echo the-output-42")]), Turn(text="It printed 42."))
+    done = cli(project, "run", "what does it print?")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Checking.\nIt printed 42.\n"
+    assert "$ echo the-output-42" in done.stderr and "the-output-42" in done.stderr
+    [result] = server.requests[1].tool_results()
+    assert result.content.strip() == "the-output-42"
+    assert "bash" in server.requests[0].tool_names()
+
+
+def test_no_terminal_rejects_unless_allowed(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai")
+    server.add(Turn(tool_calls=[bash("touch made.txt")]))
+    rejected = cli(project, "run", "make a file")
+    assert rejected.returncode == 4 and not (project / "made.txt").exists()
+    assert "--allow" in rejected.stderr and len(server.requests) == 1
+    server.add(Turn(tool_calls=[bash("touch made.txt")]), Turn(text="made"))
+    allowed = cli(project, "run", "--allow", "touch *", "make a file")
+    assert allowed.returncode == 0, allowed.stderr
+    assert (project / "made.txt").exists()
+
+
+def test_yes_allows_and_message_comes_on_stdin(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai")
+    server.add(Turn(tool_calls=[bash("mkdir built")]), Turn(text="built it"))
+    done = cli(project, "run", "--yes", stdin="please build\n")
+    assert done.returncode == 0, done.stderr
+    assert (project / "built").is_dir()
+    assert server.requests[0].user_texts()[0] == "please build"
+
+
+def _scripted_reader(answers: list[str]) -> Any:
+    def read_line(prompt: str) -> str:
+        return answers.pop(0)
+
+    return read_line
+
+
+def test_terminal_prompt_always_then_reject_with_message(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai")
+    server.add(
+        Turn(tool_calls=[bash("touch a.txt")]),
+        Turn(tool_calls=[bash("touch b.txt")]),  # covered by the "always" grant: no prompt
+        Turn(text="both made"),
+    )
+    answers = ["a"]
+    out, err = io.StringIO(), io.StringIO()
+    opts = RunOptions(message="make files", directory=str(project), interactive=True)
+    code = execute(RunOptions(**{**opts.__dict__, "read_line": _scripted_reader(answers)}), out, err)
+    assert code == 0 and answers == []
+    assert (project / "a.txt").exists() and (project / "b.txt").exists()
+    server.add(Turn(tool_calls=[bash("mkdir out")]), Turn(text="ok, using /tmp"))
+    answers = ["r", "use /tmp instead"]
+    code = execute(
+        RunOptions(
+            message="make a dir",
+            directory=str(project),
+            interactive=True,
+            cont=True,
+            read_line=_scripted_reader(answers),
+        ),
+        out,
+        err,
+    )
+    assert code == 0 and answers == [] and not (project / "out").exists()
+    feedback = server.requests[-1].tool_results()[-1]
+    assert "use /tmp instead" in feedback.content
+    assert out.getvalue().endswith("ok, using /tmp\n")
+
+
+def test_denied_call_goes_back_to_the_model(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai", permission={"bash": {"rm *": "deny"}})
+    (project / "keep.txt").write_text("x")
+    server.add(Turn(tool_calls=[bash("rm keep.txt")]), Turn(text="I may not delete it."))
+    done = cli(project, "run", "--yes", "delete keep.txt")
+    assert done.returncode == 0, done.stderr
+    assert (project / "keep.txt").exists()
+    [denied] = server.requests[1].tool_results()
+    assert 'denies "bash" for "rm keep.txt"' in denied.content
+
+
+def test_review_subtask_runs_in_a_child_session_and_asks(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai")
+    server.add(
+        Turn(tool_calls=[bash("touch reviewed.txt")]),  # the child (build agent in a child session)
+        Turn(text="Child: looks fine."),
+        Turn(text="Review summary: fine."),  # the parent continues
+    )
+    done = cli(project, "run", "--allow", "touch *", "/review", "HEAD~1")
+    assert done.returncode == 0, done.stderr
+    assert (project / "reviewed.txt").exists()
+    assert done.stdout.strip() == "Review summary: fine."
+    child_prompt = server.requests[0].user_texts()[0]
+    assert "Input: HEAD~1" in child_prompt and "task" not in server.requests[0].tool_names()
+    parent = server.requests[2]
+    [task_result] = parent.tool_results()
+    assert "Child: looks fine." in task_result.content and "task_id: ses_" in task_result.content
+    child_id = task_result.content.split("task_id: ", 1)[1].split()[0]
+    with open_context(directory=project) as ctx:
+        child = ctx.sessions.get(child_id)
+        assert child.parent_id is not None and child.title.endswith("(@build subagent)")
+        [bash_part] = [p for m in ctx.sessions.messages(child_id) for p in m.parts if p.type == "tool"]
+        assert bash_part.state.status == "completed"
+
+
+SCHEMA = json.dumps({"type": "object", "properties": {"score": {"type": "integer"}}, "required": ["score"]})
+
+
+def _result_line(stdout: str) -> dict[str, Any]:
+    last: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
+    assert last["type"] == "result"
+    return last
+
+
+def test_command_with_structured_output(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai", command={"rate": {"template": "Rate $ARGUMENTS from 1 to 10"}})
+    server.add(Turn(tool_calls=[ToolCall("structured_output", {"score": 7})]))
+    valid = cli(project, "run", "--schema", SCHEMA, "--format", "json", "/rate", "the code")
+    assert valid.returncode == 0, valid.stderr
+    assert _result_line(valid.stdout)["structured"] == {"score": 7}
+    assert server.requests[0].tool_choice() == "required"
+    assert server.requests[0].user_texts()[0] == "Rate the code from 1 to 10"
+
+    server.add(
+        Turn(tool_calls=[ToolCall("structured_output", {"score": "high"})]),
+        Turn(tool_calls=[ToolCall("structured_output", {"score": 9})]),
+    )
+    retried = cli(project, "run", "--schema", SCHEMA, "--command", "rate", "again")
+    assert retried.returncode == 0, retried.stderr
+    assert json.loads(retried.stdout.strip().splitlines()[-1]) == {"score": 9}
+    [invalid] = server.requests[-1].tool_results()
+    assert "'high' is not of type 'integer'" in invalid.content
+
+    server.add(Turn(text="I think 8."))
+    text_only = cli(project, "run", "--schema", SCHEMA, "--format", "json", "/rate", "once more")
+    assert text_only.returncode == 1
+    assert _result_line(text_only.stdout)["error"]["name"] == "StructuredOutputError"
+
+
+def test_ctrl_c_during_a_long_tool_call(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai")
+    long = bash("echo started; echo $$ > pid.txt; sleep 60; echo finished", timeout=120_000)
+    server.add(Turn(tool_calls=[long]))
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shellpilot", "run", "--yes", "--dir", str(project), "wait a minute"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stderr is not None
+    seen = ""
+    while "started" not in seen:
+        line = proc.stderr.readline()
+        assert line, f"CLI ended early: {seen}"
+        seen += line
+    while not (project / "pid.txt").exists() or not (project / "pid.txt").read_text().strip():
+        time.sleep(0.02)
+    shell_pid = int((project / "pid.txt").read_text())
+    proc.send_signal(signal.SIGINT)
+    _, rest = proc.communicate(timeout=20)
+    assert proc.returncode == 130, seen + rest
+    assert "\nfinished\n" not in seen + rest and "aborted" in rest
+    with pytest.raises(ProcessLookupError):
+        os.kill(shell_pid, 0)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("protocol", BOTH)
+def test_provider_500_then_success(
+    project: Path, server: ScriptedModelServer, protocol: WireProtocol
+) -> None:
+    configure(project, server, protocol)
+    server.add(Turn(error_status=500, error_message="upstream hiccup"), Turn(text="Recovered."))
+    done = cli(project, "run", "hello")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Recovered.\n" and "retry 1" in done.stderr
+    assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize("protocol", BOTH)
+def test_history_includes_the_users_direct_shell(
+    project: Path, server: ScriptedModelServer, protocol: WireProtocol
+) -> None:
+    configure(project, server, protocol)
+    with open_context(directory=project) as ctx:  # the user's own shell, as `shellpilot shell` does
+        session = ctx.sessions.create(project)
+        asyncio.run(ctx.sessions.shell(session.id, "echo user-ran-this"))
+    server.add(Turn(text="You ran echo."))
+    done = cli(project, "run", "--continue", "what did I just run?")
+    assert done.returncode == 0, done.stderr
+    request = server.requests[0]
+    assert any("executed by the user" in t for t in request.user_texts())
+    [result] = request.tool_results()
+    assert "user-ran-this" in result.content
+    assert request.user_texts()[-1] == "what did I just run?"
+
+
+def test_no_provider_configured_is_a_clear_message(project: Path) -> None:
+    done = cli(project, "run", "hello")
+    assert done.returncode == 3
+    assert "Traceback" not in done.stderr
+    assert "No model provider is configured" in done.stderr and "OPENAI_API_KEY" in done.stderr
+    assert "http://localhost:11434/v1" in done.stderr
