@@ -342,3 +342,15 @@ async def test_length_finish_is_reported(server: ScriptedModelServer, provider: 
     server.add(Turn(text="cut off", finish_reason="length"))
     events = await collect(provider.stream(request()))
     assert events[-1] == Finish("length", raw="length")
+
+
+def test_max_tokens_field_is_max_completion_tokens_only_for_openai_itself() -> None:
+    from shellpilot.provider.openai import to_openai_params
+
+    req = request(max_tokens=50)
+    assert to_openai_params(req)["max_tokens"] == 50
+    assert to_openai_params(req, max_tokens_field="max_completion_tokens")["max_completion_tokens"] == 50
+    assert OpenAIProvider("openai", api_key="k")._max_tokens_field == "max_completion_tokens"
+    assert (
+        OpenAIProvider("x", api_key="k", base_url="http://127.0.0.1:1/v1")._max_tokens_field == "max_tokens"
+    )

@@ -85,8 +85,14 @@ def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
     return out
 
 
-def to_openai_params(request: ModelRequest, *, include_usage: bool = True) -> dict[str, Any]:
-    """The keyword arguments of ``chat.completions.create`` for a streaming request."""
+def to_openai_params(
+    request: ModelRequest, *, include_usage: bool = True, max_tokens_field: str = "max_tokens"
+) -> dict[str, Any]:
+    """The keyword arguments of ``chat.completions.create`` for a streaming request.
+
+    ``max_tokens_field``: OpenAI's own API wants ``max_completion_tokens`` (reasoning models
+    reject ``max_tokens``); compatible servers mostly know only ``max_tokens``.
+    """
     params: dict[str, Any] = {
         "model": request.model,
         "messages": to_openai_messages(request),
@@ -106,7 +112,7 @@ def to_openai_params(request: ModelRequest, *, include_usage: bool = True) -> di
     if request.temperature is not None:
         params["temperature"] = request.temperature
     if request.max_tokens is not None:
-        params["max_tokens"] = request.max_tokens
+        params[max_tokens_field] = request.max_tokens
     return params
 
 
@@ -235,7 +241,8 @@ class OpenAIProvider:
     ``base_url`` includes the API prefix (``http://localhost:11434/v1``). The SDK's own retries
     are off; ``retry`` governs (transient errors before any output). ``key_hint`` names where
     the key came from, for 401 messages. The SDK client is made on first use and cached per
-    event loop. ``include_usage`` asks for a final usage chunk (``stream_options``).
+    event loop. ``include_usage`` asks for a final usage chunk (``stream_options``). A request's
+    ``max_tokens`` goes out as ``max_completion_tokens`` to api.openai.com, ``max_tokens`` elsewhere.
     """
 
     def __init__(
@@ -256,6 +263,8 @@ class OpenAIProvider:
         self._retry = retry or RetryPolicy()
         self._key_hint = key_hint
         self._include_usage = include_usage
+        official = self.base_url.rstrip("/") == DEFAULT_BASE_URL
+        self._max_tokens_field = "max_completion_tokens" if official else "max_tokens"
         self._client: AsyncOpenAI | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
 
@@ -276,7 +285,9 @@ class OpenAIProvider:
         return retrying(lambda: self._attempt(request), self._retry)
 
     async def _attempt(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        params = to_openai_params(request, include_usage=self._include_usage)
+        params = to_openai_params(
+            request, include_usage=self._include_usage, max_tokens_field=self._max_tokens_field
+        )
         try:
             stream = await self.client().chat.completions.create(**params)
         except Exception as exc:
