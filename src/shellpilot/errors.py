@@ -174,7 +174,10 @@ class ModelNotFound(UsageError):
 
 
 class ProviderError(ShellpilotError):
-    """A model provider failed (HTTP status when known); SDK errors are mapped here."""
+    """A model provider failed (HTTP status when known); SDK errors are mapped here.
+
+    ``retry_after_s`` is the server's ``Retry-After`` (seconds) when it sent one.
+    """
 
     exit_code = 3
 
@@ -185,11 +188,13 @@ class ProviderError(ShellpilotError):
         provider: str | None = None,
         status: int | None = None,
         retryable: bool = False,
+        retry_after_s: float | None = None,
     ) -> None:
         super().__init__(message)
         self.provider = provider
         self.status = status
         self.retryable = retryable
+        self.retry_after_s = retry_after_s
 
 
 class ProviderNotConfigured(ProviderError):
