@@ -15,6 +15,7 @@ import itertools
 import statistics
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,7 +23,7 @@ from pydantic import BaseModel
 
 from shellpilot.bus import Bus, Event
 from shellpilot.config import Config
-from shellpilot.provider.base import ModelRequest, UserMessage
+from shellpilot.provider.base import ModelRequest, Provider, ProviderEvent, UserMessage
 from shellpilot.provider.registry import ProviderRegistry
 from shellpilot.session.loop import AgentLoop, default_tools
 from shellpilot.session.models import AssistantMessage
@@ -52,6 +53,25 @@ class NoopTool:
         return ToolResult(output="ok")
 
 
+class TimedProvider:
+    """Wraps a provider and adds up the time its streams take (ms), to separate the model
+    call (HTTP + SDK request building, which grows with the history) from the loop."""
+
+    def __init__(self, inner: Provider) -> None:
+        self.name = inner.name
+        self.inner = inner
+        self.spent_ms: list[float] = []
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        start = time.perf_counter()
+        async for event in self.inner.stream(request):
+            yield event
+        self.spent_ms.append((time.perf_counter() - start) * 1000)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 def _config(server: ScriptedModelServer) -> Config:
     return Config.model_validate(
         {
@@ -62,15 +82,17 @@ def _config(server: ScriptedModelServer) -> Config:
     )
 
 
-async def loop_rounds(tool: Tool, call: ToolCall, root: Path) -> list[float]:
-    """Per-round times (ms) of one prompt making ROUNDS tool calls."""
+async def loop_rounds(tool: Tool, call: ToolCall, root: Path) -> tuple[list[float], list[float]]:
+    """Per-round times (ms) of one prompt making ROUNDS tool calls, and the model-call
+    share of each round (ms)."""
     turns = [Turn(text="step", tool_calls=[call]) for _ in range(ROUNDS)] + [Turn(text="done")]
     with ScriptedModelServer(turns) as server:
         cfg = _config(server)
         bus = Bus()
         store = SessionStore(root / f"{tool.id}.db")
         service = SessionService(store, bus, cfg, root, RunState(bus, lease=store))
-        providers = ProviderRegistry(cfg, env={})
+        timed = TimedProvider(ProviderRegistry(cfg, env={}).provider("fake"))
+        providers = ProviderRegistry(cfg, env={}, providers={"fake": timed})
         loop = AgentLoop(service, project_dir=root, providers=providers, tools=[tool])
         starts: list[float] = []
 
@@ -85,7 +107,8 @@ async def loop_rounds(tool: Tool, call: ToolCall, root: Path) -> list[float]:
         assert result.ok, result.error
         await providers.aclose()
         store.close()
-    return [(b - a) * 1000 for a, b in itertools.pairwise(starts)][:ROUNDS]
+    rounds = [(b - a) * 1000 for a, b in itertools.pairwise(starts)][:ROUNDS]
+    return rounds, timed.spent_ms[:ROUNDS]
 
 
 async def model_only(root: Path) -> list[float]:
@@ -109,16 +132,22 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         base = statistics.median(await model_only(root))
-        noop = statistics.median(await loop_rounds(NoopTool(), ToolCall("noop", {"value": "x"}), root))
+        rounds, model = await loop_rounds(NoopTool(), ToolCall("noop", {"value": "x"}), root)
         cfg = Config()
         [shell] = default_tools(cfg, root)
         bash = ToolCall("bash", {"command": "true", "description": "nothing"})
-        with_bash = statistics.median(await loop_rounds(shell, bash, root))
-    print(f"model turn alone (HTTP + SDK), median of {ROUNDS}: {base:8.2f} ms")
-    print(f"loop round-trip, no-op tool, median of {ROUNDS}:   {noop:8.2f} ms")
-    ratio = noop / base
-    print(f"loop overhead per tool round-trip:              {noop - base:8.2f} ms  (round-trip x{ratio:.2f})")
-    print(f"loop round-trip, bash `true`, median of {ROUNDS}:  {with_bash:8.2f} ms  (process spawn included)")
+        bash_rounds, _ = await loop_rounds(shell, bash, root)
+    noop, in_model = statistics.median(rounds), statistics.median(model)
+    own = statistics.median(r - m for r, m in zip(rounds, model, strict=False))
+    rows = [
+        (f"model turn alone, 1-message request, median of {ROUNDS}", base, ""),
+        (f"loop round-trip, no-op tool, median of {ROUNDS}", noop, ""),
+        ("  of which the model call (HTTP + SDK, growing history)", in_model, ""),
+        ("  loop overhead per tool round-trip (the rest)", own, f"  ({own / noop:.0%} of a round)"),
+        (f"loop round-trip, bash `true`, median of {ROUNDS}", statistics.median(bash_rounds), ""),
+    ]
+    for label, value, note in rows:
+        print(f"{label:<58}{value:8.2f} ms{note}")
 
 
 if __name__ == "__main__":
