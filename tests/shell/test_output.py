@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from shellpilot.config.model import ToolOutputConfig
-from shellpilot.shell.output import NO_OUTPUT, BufferState, OutputBuffer, OutputLimits
+from shellpilot.shell.output import NO_OUTPUT, BufferState, OutputBuffer, OutputLimits, count_newlines
 
 
 def feed(buffer: OutputBuffer, data: bytes, chunk: int = 1000) -> None:
@@ -122,3 +122,15 @@ def test_notes_for_invalid_bytes(tmp_path: Path) -> None:
     buffer = OutputBuffer(OutputLimits(), tmp_path / "x")
     buffer.feed(b"bad \xff\n")
     assert "invalid UTF-8" in buffer.finish().notes[0]
+
+
+@pytest.mark.parametrize("line", [1, 2, 47, 48, 100, 5_000])
+@pytest.mark.parametrize("size", [0, 10, 16_383, 16_384, 100_000, 262_144])
+def test_count_newlines_is_exact_for_any_density(line: int, size: int) -> None:
+    data = ((b"a" * (line - 1) + b"\n") * (size // line + 1))[:size]
+    assert count_newlines(data) == data.count(b"\n")
+
+
+def test_count_newlines_with_sparse_samples_and_dense_rest() -> None:
+    data = b"a" * 4096 + b"\n" * 100_000 + b"b" * 4096 + b"\n" * 50_000
+    assert count_newlines(data) == 150_000

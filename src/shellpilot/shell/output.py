@@ -87,6 +87,28 @@ class CapturedOutput:
     notes: tuple[str, ...] = field(default=())
 
 
+_SAMPLE = 4096
+_SPARSE_LINE = 48
+"""Average line length (bytes) from which deleting newlines beats ``bytes.count`` in CPython."""
+
+
+def count_newlines(data: bytes) -> int:
+    """``data.count(b"\\n")``, faster on output with long lines.
+
+    CPython's single-byte ``count`` runs ~3 GB/s whatever the data; ``replace(b"\\n", b"")``
+    runs 6-25 GB/s when lines are >= ~48 bytes but far slower on dense newlines. Two
+    4 KiB samples (start, middle) pick the method; both give the same exact count.
+    """
+    size = len(data)
+    if size < 4 * _SAMPLE:
+        return data.count(b"\n")
+    middle = size // 2
+    sampled = data.count(b"\n", 0, _SAMPLE) + data.count(b"\n", middle, middle + _SAMPLE)
+    if sampled * _SPARSE_LINE > 2 * _SAMPLE:
+        return data.count(b"\n")
+    return size - len(data.replace(b"\n", b""))
+
+
 def _utf8_end(data: bytes, end: int) -> int:
     """The largest cut <= ``end`` that does not split a UTF-8 character."""
     lead = end - 1
@@ -145,7 +167,7 @@ class OutputBuffer:
         if self.state is BufferState.FINISHED:
             raise RuntimeError("OutputBuffer.feed() after finish()")
         self.total_bytes += len(data)
-        self.newlines += data.count(b"\n")
+        self.newlines += count_newlines(data)
         self._last_byte = data[-1:]
         if self.state is BufferState.SPILLING:
             self._write(data)
