@@ -254,3 +254,18 @@ def test_timeout_flag_kills_the_command(repo: Path, db: sqlite3.Connection) -> N
     bad = _sp("shell", "--timeout", "0", "true", cwd=repo)
     assert bad.returncode == 2 and "Invalid timeout" in bad.stderr
     assert db.execute("SELECT count(*) FROM session").fetchone()[0] == 1  # none made for bad input
+
+
+def test_shell_true_imports_no_heavy_sdk(repo: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "shellpilot", "shell", "true"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if "|" in line}
+    heavy = {"openai", "anthropic", "mcp", "httpx", "jsonschema", "rich"}
+    assert "shellpilot.shell.runner" in imported  # the parse sees real imports
+    assert not heavy & imported
