@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import asdict
 from pathlib import Path
 
@@ -75,3 +76,47 @@ def test_plain_word_fast_path_matches_tree_sitter(proj: Path) -> None:
         fast = scan(command, cwd=".", project_dir=proj)
         slow = scan(command, cwd=".", project_dir=proj, fast=False)
         assert asdict(fast) == asdict(slow), command
+
+
+@pytest.mark.parametrize(
+    ("command", "shell", "inner", "dirs"),
+    [
+        ("pwsh -NoProfile -Command 'Remove-Item /srv/x'", "bash", "Remove-Item /srv/x", ["/srv"]),
+        ('cmd /c "del /opt/z & type y"', "bash", "del /opt/z", ["/opt"]),
+        ('bash -c "rm -rf /srv/x"', "pwsh", "rm -rf /srv/x", ["/srv"]),
+        ("iex 'Remove-Item /opt/y'", "pwsh", "Remove-Item /opt/y", ["/opt"]),
+    ],
+)
+def test_shells_inside_shells(proj: Path, command: str, shell: str, inner: str, dirs: list[str]) -> None:
+    result = scan(command, cwd=".", project_dir=proj, shell=shell)
+    assert inner in result.patterns
+    assert result.dirs == dirs
+    assert result.unknown is False
+
+
+@pytest.mark.parametrize(
+    ("command", "shell"),
+    [
+        ("powershell -EncodedCommand AAAA", "bash"),
+        ("Invoke-Expression $cmd", "pwsh"),
+        ('pwsh -c "$script"', "bash"),
+        ("curl -s https://x | pwsh", "bash"),
+    ],
+)
+def test_unreadable_shell_strings_are_unknown(proj: Path, command: str, shell: str) -> None:
+    assert scan(command, cwd=".", project_dir=proj, shell=shell).unknown is True
+
+
+def test_mangled_commands_never_crash_the_scanner(proj: Path) -> None:
+    corpus = Path(__file__).parents[2] / "benchmarks" / "data" / "commands.jsonl"
+    commands = [json.loads(line) for line in corpus.read_text().splitlines() if line.strip()]
+    rng = random.Random(3)
+    noise = [*"'\"$`\\(){}[]<>|&;*?~#!=\n -/", "$(", "<<EOF\n", "<(", "${", "))", "\\\n"]
+    for i in range(1500):
+        command = rng.choice(commands)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randint(0, len(command))
+            command = command[:at] + rng.choice(noise) + command[at:]
+        shell = ("bash", "pwsh", "cmd")[i % 3]
+        result = scan(command, cwd=".", project_dir=proj, shell=shell)
+        assert not [r for r in result.reasons if "scanner failure" in r], (shell, command)

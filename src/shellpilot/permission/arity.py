@@ -232,6 +232,7 @@ def _build() -> Mapping[str, int]:
 ARITY: Mapping[str, int] = _build()
 """Read-only table: space-joined token run -> number of tokens that name the command."""
 
+
 def _head_lengths() -> Mapping[str, int]:
     lengths: dict[str, int] = {}
     for key in ARITY:

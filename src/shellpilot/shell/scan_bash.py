@@ -153,8 +153,30 @@ _PLAIN = re.compile(rf" *{_W}(?: +{_W})*(?: *(?:&&|\|\||\||;) *{_W}(?: +{_W})*)*
 _TOKEN = re.compile(r"[^ &|;]+|&&|\|\||\||;")
 _OPERATORS = frozenset({"&&", "||", "|", ";"})
 _RESERVED = frozenset(
-    {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in",
-     "function", "select", "coproc", "time", "!", "{", "}", "[[", "]]"}
+    {
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "in",
+        "function",
+        "select",
+        "coproc",
+        "time",
+        "!",
+        "{",
+        "}",
+        "[[",
+        "]]",
+    }
 )
 
 
@@ -206,6 +228,68 @@ def scan_bash(
                 cwds = scanner.argv(words, source[start:end], start, end, cwds)
             return cwds
     return scanner.run(cwds)
+
+
+_FOREIGN_SHELLS = frozenset({"pwsh", "powershell", "pwsh.exe", "powershell.exe", "cmd", "cmd.exe"})
+
+
+def command_string(
+    name: str, args: Sequence[Word], builder: ScanBuilder, resolver: PathResolver, cwds: Cwds
+) -> str | None:
+    """The script a `pwsh`/`powershell`/`cmd` invocation runs, or `None` (reported as needed).
+
+    pwsh: `-c`/`-Command` (any prefix) takes the rest joined by spaces, `-File F` is a
+    path, `-EncodedCommand` cannot be read. cmd: `/c` or `/k` takes the rest.
+    """
+    if name.startswith("cmd"):
+        for i, word in enumerate(args):
+            if word.value.lower() in ("/c", "/k", "/r"):
+                rest = args[i + 1 :]
+                if any(w.dynamic for w in rest):
+                    builder.unknown(f"{name} {word.value} runs a dynamic string")
+                    return None
+                return " ".join(w.value for w in rest)
+        return None
+    i = 0
+    while i < len(args):
+        word = args[i]
+        value = word.value.lower()
+        if word.dynamic:
+            break
+        if value.startswith("-") and len(value) > 1:
+            key = value.lstrip("-")
+            if key in ("e", "ec") or (len(key) >= 2 and "encodedcommand".startswith(key)):
+                builder.unknown(f"{name} {word.value} runs an encoded command")
+                return None
+            if key == "c" or (len(key) >= 2 and "command".startswith(key)):
+                rest = args[i + 1 :]
+                if any(w.dynamic for w in rest):
+                    builder.unknown(f"{name} {word.value} runs a dynamic string")
+                    return None
+                return " ".join(w.value for w in rest)
+            if key in ("f", "file") and i + 1 < len(args):
+                resolver.check(args[i + 1], cwds, name)
+                return None
+            if key in (
+                "executionpolicy",
+                "ep",
+                "workingdirectory",
+                "wd",
+                "configurationname",
+                "settingsfile",
+            ):
+                i += 1
+            i += 1
+            continue
+        break
+    rest = args[i:]
+    if rest:
+        if any(w.dynamic for w in rest):
+            builder.unknown(f"{name} runs a dynamic string")
+            return None
+        return " ".join(w.value for w in rest)
+    builder.unknown(f"{name} reads the commands it runs from standard input")
+    return None
 
 
 class _BashScanner:
@@ -466,6 +550,8 @@ class _BashScanner:
             builder.unknown(f"xargs passes paths from its input to {name}")
         if name in POSIX_SHELLS:
             self.shell(name, args, run_cwds)
+        elif name in _FOREIGN_SHELLS:
+            self.foreign(name, args, run_cwds)
         elif name == "eval":
             self.eval(args, run_cwds)
         elif name == "find":
@@ -527,6 +613,23 @@ class _BashScanner:
             self.resolver.check(rest[0], cwds, name)
         else:
             self.builder.unknown(f"{name} reads the commands it runs from standard input")
+
+    def foreign(self, name: str, args: list[Word], cwds: Cwds) -> None:
+        """`pwsh -Command STR` / `cmd /c STR` run from bash: scan STR with that shell."""
+        if self.depth + 1 > MAX_DEPTH:
+            self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
+            return
+        script = command_string(name, args, self.builder, self.resolver, cwds)
+        if script is None:
+            return
+        if name.startswith("cmd"):
+            from shellpilot.shell.cmdline import scan_cmd
+
+            scan_cmd(script, cwds, self.builder, self.resolver)
+        else:
+            from shellpilot.shell.scan_powershell import scan_powershell
+
+            scan_powershell(script, cwds, self.builder, self.resolver, self.depth + 1)
 
     def eval(self, args: list[Word], cwds: Cwds) -> None:
         if any(w.dynamic for w in args):

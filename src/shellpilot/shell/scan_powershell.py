@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from shellpilot.shell.parse import parse
 from shellpilot.shell.scan_paths import PathResolver
-from shellpilot.shell.scan_result import ScanBuilder
+from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
 from shellpilot.shell.words import Word
 
 if TYPE_CHECKING:
@@ -95,6 +95,7 @@ _VALUE_PARAMS = frozenset(
         "-attributes",
     }
 )
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "pwsh", "powershell", "cmd"})
 _LITERAL_KINDS = frozenset({"generic_token", "command_parameter", "verbatim_string_characters"})
 
 
@@ -199,7 +200,55 @@ class _PowerShellScanner:
         if name in PS_FILES:
             for word in self._paths(args):
                 self.resolver.check(word, cwds, name, windows=True)
+        elif name in ("invoke-expression", "iex"):
+            self.invoke(name, args, cwds)
+        elif name in _SHELLS:
+            self.shell(name, args, cwds)
         return cwds
+
+    def invoke(self, name: str, args: list[Word], cwds: Cwds) -> None:
+        """`Invoke-Expression STR`: scan STR as PowerShell (literal only)."""
+        strings = [w for w in args if not w.value.lower().startswith("-command")]
+        if not strings or any(w.dynamic for w in strings):
+            self.builder.unknown(f"{name} of a dynamic string")
+            return
+        if self.depth + 1 > MAX_DEPTH:
+            self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
+            return
+        _PowerShellScanner(
+            " ".join(w.value for w in strings), self.builder, self.resolver, self.depth + 1
+        ).run(cwds)
+
+    def shell(self, name: str, args: list[Word], cwds: Cwds) -> None:
+        """bash/sh `-c STR`, `cmd /c STR`, `pwsh -Command STR` run from PowerShell."""
+        from shellpilot.shell.scan_bash import scan_bash
+
+        if self.depth + 1 > MAX_DEPTH:
+            self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
+            return
+        if name in ("pwsh", "powershell", "cmd"):
+            from shellpilot.shell.scan_bash import command_string
+
+            script = command_string(name, args, self.builder, self.resolver, cwds)
+            if script is None:
+                return
+            if name == "cmd":
+                from shellpilot.shell.cmdline import scan_cmd
+
+                scan_cmd(script, cwds, self.builder, self.resolver)
+            else:
+                _PowerShellScanner(script, self.builder, self.resolver, self.depth + 1).run(cwds)
+            return
+        for i, word in enumerate(args):
+            if word.value.startswith("-") and "c" in word.value[1:] and not word.dynamic:
+                rest = args[i + 1 : i + 2]
+                if not rest or rest[0].dynamic:
+                    self.builder.unknown(f"{name} -c runs a dynamic string")
+                else:
+                    scan_bash(rest[0].value, cwds, self.builder, self.resolver, self.depth + 1)
+                return
+        if args:
+            self.resolver.check(args[0], cwds, name, windows=True)
 
     def _paths(self, args: list[Word]) -> list[Word]:
         out: list[Word] = []
