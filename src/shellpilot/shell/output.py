@@ -178,10 +178,9 @@ class OutputBuffer:
             self._start_spill()
 
     def latest(self, size: int) -> bytes:
-        """The last ``size`` bytes seen (for the live preview)."""
-        if self._tail:
-            return b"".join(self._tail)[-size:]
-        return bytes(self._early[-size:])
+        """The last ``size`` bytes seen (for the live preview), not starting mid-character."""
+        data = b"".join(self._tail)[-size:] if self._tail else bytes(self._early[-size:])
+        return data[_utf8_start(data, 0) :] if len(data) == size else data
 
     def _start_spill(self) -> None:
         everything = bytes(self._early)

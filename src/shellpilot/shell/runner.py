@@ -10,6 +10,7 @@ import asyncio
 import enum
 import logging
 import os
+import re
 import signal as signals
 import time
 from collections.abc import Callable, Mapping
@@ -41,6 +42,7 @@ NONINTERACTIVE_ENV: Mapping[str, str] = {
 }
 """Set for every command so nothing waits on a pager, an editor or a password prompt."""
 
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 _EXIT_WAIT_S = 2.0
 """After killing the group, how long to wait for the shell's own exit status."""
 
@@ -103,6 +105,15 @@ def resolve_timeout(timeout_ms: int | None, cfg: ShellConfig) -> int:
     return timeout_ms
 
 
+def spill_name(call_id: str | None) -> str:
+    """A safe file name for a call's spill file: ``call_id`` with anything but letters,
+    digits, ``_ . -`` replaced (no path tricks), or a fresh ``tool_`` id."""
+    if not call_id:
+        return ascending("tool")
+    name = _UNSAFE_NAME.sub("_", call_id)[:128]
+    return "_" + name if name.startswith(".") else name
+
+
 def build_env(
     cfg: ShellConfig, extra: Mapping[str, str] | None = None, base: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -128,9 +139,17 @@ class _Reader(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.buffer.feed(data)
         if self.on_data is not None:
-            self.on_data(data)
+            try:
+                self.on_data(data)
+            except Exception:  # a broken viewer must not cost the command its output
+                log.exception("on_data callback failed; live echo stopped")
+                self.on_data = None
         if self.preview is not None:
-            self.preview.poke()
+            try:
+                self.preview.poke()
+            except Exception:
+                log.exception("on_output callback failed; live preview stopped")
+                self.preview = None
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.eof.done():
@@ -241,9 +260,7 @@ async def run(
     if not workdir.is_dir():
         raise WorkdirNotFound(str(workdir))
     folder = output_dir if output_dir is not None else tool_output_dir(data_dir())
-    buffer = OutputBuffer(
-        limits or OutputLimits.from_config(cfg.tool_output), folder / (call_id or ascending("tool"))
-    )
+    buffer = OutputBuffer(limits or OutputLimits.from_config(cfg.tool_output), folder / spill_name(call_id))
     loop = asyncio.get_running_loop()
     protocol = _Reader(loop, buffer)
     protocol.on_data = on_data

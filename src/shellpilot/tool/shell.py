@@ -28,8 +28,6 @@ from shellpilot.tool.base import ToolContext, ToolResult
 EnvHook = Callable[[str, str, Path], Mapping[str, str] | Awaitable[Mapping[str, str]]]
 """``shell.env`` hook: ``(session_id, call_id, cwd) -> extra variables`` (sync or async)."""
 
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
-
 
 class ShellParams(BaseModel):
     """Arguments of one ``bash`` call (spec 2.2)."""
@@ -220,7 +218,7 @@ class ShellTool:
             on_output=on_output,
             limits=self.limits,
             output_dir=self.output_dir,
-            call_id=f"{ascending('tool')}_{_UNSAFE_NAME.sub('_', ctx.call_id)[:64]}",
+            call_id=f"{ascending('tool')}_{ctx.call_id}",
             config=self.config,
         )
         return ToolResult(
