@@ -50,26 +50,17 @@ _register()
 
 
 def main() -> None:
-    """Console-script entry: run the app; show ShellpilotError as a message + exit code."""
+    """Console-script entry: run the app; show ShellpilotError as a message + exit code.
+
+    Standalone mode lets click render usage errors and apply ``typer.Exit`` codes; our
+    own errors propagate out of it (pretty exceptions are off) and are printed here.
+    """
     try:
-        app(standalone_mode=False)
+        app()
     except ShellpilotError as exc:
         from shellpilot.cli.render import print_error
 
         print_error(exc)
         sys.exit(exc.exit_code)
-    except SystemExit:
-        raise
     except KeyboardInterrupt:
         sys.exit(130)
-    except Exception as exc:  # click usage errors and the like
-        import click
-
-        if isinstance(exc, click.exceptions.Exit):
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(130)
-        raise
