@@ -16,7 +16,7 @@ from shellpilot.config import Config
 from shellpilot.errors import InvalidTimeout, ShellNotFound, ShellpilotError, WorkdirNotFound
 from shellpilot.shell.output import OutputLimits
 from shellpilot.shell.process_group import group_members
-from shellpilot.shell.runner import RunOutcome, ShellResult, run
+from shellpilot.shell.runner import RunOutcome, ShellResult, run, spill_name
 
 FAST = Config.model_validate({"shell": {"kill_grace_ms": 200, "drain_ms": 300}})
 
@@ -304,3 +304,19 @@ async def test_thread_exit_watch_end_to_end(tmp_path: Path) -> None:
     assert done.exit_code == 7 and done.output.startswith("hi")
     timed = await go("sleep 30", tmp_path, exit_watch="thread", timeout_ms=200)
     assert timed.timed_out and timed.pid is not None and group_members(timed.pid) == []
+
+
+async def test_call_ids_cannot_escape_the_output_folder(tmp_path: Path) -> None:
+    result = await go("seq 1 3000", tmp_path, call_id="../../escape/x")
+    assert result.output_path is not None
+    assert Path(result.output_path).parent == tmp_path / "spill"
+    assert spill_name(".hidden") == "_.hidden" and spill_name(None).startswith("tool_")
+
+
+async def test_a_failing_live_callback_does_not_lose_output(tmp_path: Path) -> None:
+    def broken(_: object) -> None:
+        raise RuntimeError("viewer crashed")
+
+    result = await go("seq 1 100", tmp_path, on_output=broken, on_data=broken)
+    assert result.exit_code == 0 and result.total_lines == 100
+    assert result.output.split() == [str(i) for i in range(1, 101)]
