@@ -1,18 +1,20 @@
 """The bash-grammar scanner: walks a tree-sitter bash tree and fills a `ScanBuilder`.
 
-Owns: statement/word evaluation, the simulated cwd, wrappers, `bash -c`/`eval`/`find -exec`
+Owns: statements, the simulated cwd, wrappers, `bash -c`/`eval`/`find -exec`
 recursion. Must not touch: the result types' policy (scan.py) or permission rules.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from shellpilot.shell.bash_words import BashWords
 from shellpilot.shell.parse import POSIX_SHELLS, parse
+from shellpilot.shell.plain_line import plain_commands
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
 from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
+from shellpilot.shell.shell_strings import FOREIGN_SHELLS, command_string
 from shellpilot.shell.words import Word
 from shellpilot.shell.wrappers import WRAPPERS, program_name, unwrap
 
@@ -91,48 +93,6 @@ _PASSIVE = frozenset(
         "command_name",
     }
 )
-_SAFE_EXPANSIONS = frozenset({"$HOME", "$PWD", "${HOME}", "${PWD}"})
-
-_WORD_ESCAPE = re.compile(r"\\(.)", re.S)
-_DQ_ESCAPE = re.compile(r'\\([$`"\\\n])')
-_ANSI_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)", re.S)
-_ANSI_SIMPLE = {
-    "n": "\n",
-    "t": "\t",
-    "r": "\r",
-    "a": "\a",
-    "b": "\b",
-    "e": "\x1b",
-    "E": "\x1b",
-    "f": "\f",
-    "v": "\v",
-    "\\": "\\",
-    "'": "'",
-    '"': '"',
-    "?": "?",
-}
-
-
-def _word_unescape(match: re.Match[str]) -> str:
-    ch = match.group(1)
-    return "" if ch == "\n" else ch
-
-
-def _dq_unescape(match: re.Match[str]) -> str:
-    ch = match.group(1)
-    return "" if ch == "\n" else ch
-
-
-def _ansi_unescape(match: re.Match[str]) -> str:
-    code = match.group(1)
-    head = code[0]
-    if head in "xuU" and len(code) > 1:
-        return chr(int(code[1:], 16))
-    if head.isdigit():
-        return chr(int(code, 8))
-    if head == "c" and len(code) == 2:
-        return chr(ord(code[1]) & 0x1F)
-    return _ANSI_SIMPLE.get(code, "\\" + code)
 
 
 def _union(a: Cwds, b: Cwds) -> Cwds:
@@ -144,73 +104,6 @@ def _union(a: Cwds, b: Cwds) -> Cwds:
     return merged if len(merged) <= _MAX_CWDS else None
 
 
-# A line of plain words (no quotes, expansions, redirects, globs, comments, `~`) split
-# only by `&&`, `||`, `;`, `|` needs no parse: its simple commands are the runs of words
-# between operators. Assignments, reserved words and (in a chain) the cd family take the
-# tree-sitter path; tests/shell/test_scan_windows.py checks both paths agree on the corpus.
-_W = r"[A-Za-z0-9_./:@%+,=-]+"
-_PLAIN = re.compile(rf" *{_W}(?: +{_W})*(?: *(?:&&|\|\||\||;) *{_W}(?: +{_W})*)* *")
-_TOKEN = re.compile(r"[^ &|;]+|&&|\|\||\||;")
-_OPERATORS = frozenset({"&&", "||", "|", ";"})
-_RESERVED = frozenset(
-    {
-        "if",
-        "then",
-        "else",
-        "elif",
-        "fi",
-        "for",
-        "while",
-        "until",
-        "do",
-        "done",
-        "case",
-        "esac",
-        "in",
-        "function",
-        "select",
-        "coproc",
-        "time",
-        "!",
-        "{",
-        "}",
-        "[[",
-        "]]",
-    }
-)
-
-
-def _plain_commands(source: str) -> list[list[Word]] | None:
-    """The simple commands of a plain-word line, or `None` when it needs the parser."""
-    if "&" not in source and "|" not in source and ";" not in source:
-        single: list[Word] = []
-        at = 0
-        for token in source.split(" "):
-            if token:
-                single.append(Word(token, token, at, at + len(token), False, token))
-            at += len(token) + 1
-        first = single[0].value
-        return None if first in _RESERVED or "=" in first else [single]
-    commands: list[list[Word]] = []
-    words: list[Word] = []
-    for match in _TOKEN.finditer(source):
-        token = match.group()
-        if token in _OPERATORS:
-            commands.append(words)
-            words = []
-            continue
-        if not words and (token in _RESERVED or "=" in token):
-            return None
-        words.append(Word(token, token, match.start(), match.end(), False, token))
-    commands.append(words)
-    if len(commands) > 1:
-        for command in commands:
-            for word in command:
-                if word.value in CD_COMMANDS:
-                    return None
-    return commands
-
-
 def scan_bash(
     source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResolver, depth: int, fast: bool = True
 ) -> Cwds:
@@ -219,8 +112,8 @@ def scan_bash(
     `fast`: a line of plain words and `&& || ; |` skips tree-sitter (identical result).
     """
     scanner = _BashScanner(source, builder, resolver, depth)
-    if fast and _PLAIN.fullmatch(source):
-        commands = _plain_commands(source)
+    if fast:
+        commands = plain_commands(source)
         if commands is not None:
             builder.seen = True
             for words in commands:
@@ -230,69 +123,7 @@ def scan_bash(
     return scanner.run(cwds)
 
 
-_FOREIGN_SHELLS = frozenset({"pwsh", "powershell", "pwsh.exe", "powershell.exe", "cmd", "cmd.exe"})
-
-
-def command_string(
-    name: str, args: Sequence[Word], builder: ScanBuilder, resolver: PathResolver, cwds: Cwds
-) -> str | None:
-    """The script a `pwsh`/`powershell`/`cmd` invocation runs, or `None` (reported as needed).
-
-    pwsh: `-c`/`-Command` (any prefix) takes the rest joined by spaces, `-File F` is a
-    path, `-EncodedCommand` cannot be read. cmd: `/c` or `/k` takes the rest.
-    """
-    if name.startswith("cmd"):
-        for i, word in enumerate(args):
-            if word.value.lower() in ("/c", "/k", "/r"):
-                rest = args[i + 1 :]
-                if any(w.dynamic for w in rest):
-                    builder.unknown(f"{name} {word.value} runs a dynamic string")
-                    return None
-                return " ".join(w.value for w in rest)
-        return None
-    i = 0
-    while i < len(args):
-        word = args[i]
-        value = word.value.lower()
-        if word.dynamic:
-            break
-        if value.startswith("-") and len(value) > 1:
-            key = value.lstrip("-")
-            if key in ("e", "ec") or (len(key) >= 2 and "encodedcommand".startswith(key)):
-                builder.unknown(f"{name} {word.value} runs an encoded command")
-                return None
-            if key == "c" or (len(key) >= 2 and "command".startswith(key)):
-                rest = args[i + 1 :]
-                if any(w.dynamic for w in rest):
-                    builder.unknown(f"{name} {word.value} runs a dynamic string")
-                    return None
-                return " ".join(w.value for w in rest)
-            if key in ("f", "file") and i + 1 < len(args):
-                resolver.check(args[i + 1], cwds, name)
-                return None
-            if key in (
-                "executionpolicy",
-                "ep",
-                "workingdirectory",
-                "wd",
-                "configurationname",
-                "settingsfile",
-            ):
-                i += 1
-            i += 1
-            continue
-        break
-    rest = args[i:]
-    if rest:
-        if any(w.dynamic for w in rest):
-            builder.unknown(f"{name} runs a dynamic string")
-            return None
-        return " ".join(w.value for w in rest)
-    builder.unknown(f"{name} reads the commands it runs from standard input")
-    return None
-
-
-class _BashScanner:
+class _BashScanner(BashWords):
     __slots__ = ("builder", "data", "depth", "resolver", "stack", "text")
 
     def __init__(self, source: str, builder: ScanBuilder, resolver: PathResolver, depth: int) -> None:
@@ -550,7 +381,7 @@ class _BashScanner:
             builder.unknown(f"xargs passes paths from its input to {name}")
         if name in POSIX_SHELLS:
             self.shell(name, args, run_cwds)
-        elif name in _FOREIGN_SHELLS:
+        elif name in FOREIGN_SHELLS:
             self.foreign(name, args, run_cwds)
         elif name == "eval":
             self.eval(args, run_cwds)
@@ -668,66 +499,3 @@ class _BashScanner:
             i += 1
 
     # words -----------------------------------------------------------------------------
-
-    def container(self, node: Node, cwds: Cwds) -> Word:
-        """A word held by a wrapper node such as `command_name`."""
-        children = node.children
-        if len(children) == 1:
-            return self.word(children[0], cwds)
-        return self.compound(node, children, cwds)
-
-    def word(self, node: Node, cwds: Cwds) -> Word:
-        kind = node.type
-        start = node.start_byte
-        end = node.end_byte
-        text = self.text
-        raw = text[start:end] if text is not None else self.slice(start, end)
-        if kind == "word" or kind == "number":
-            value = _WORD_ESCAPE.sub(_word_unescape, raw) if "\\" in raw else raw
-            return Word(value, raw, start, end, False, value)
-        if kind == "raw_string":
-            value = raw[1:-1]
-            return Word(value, raw, start, end, False, value)
-        return self.compound(node, [node], cwds)
-
-    def compound(self, node: Node, children: Sequence[Node], cwds: Cwds) -> Word:
-        parts: list[str] = []
-        state = [False, True]  # dynamic, resolvable
-        for child in children:
-            self.parts(child, parts, state, cwds)
-        start, end = node.start_byte, node.end_byte
-        raw = self.slice(start, end)
-        joined = "".join(parts)
-        if state[0]:
-            return Word(raw, raw, start, end, True, joined if state[1] else None)
-        return Word(joined, raw, start, end, False, joined)
-
-    def parts(self, node: Node, parts: list[str], state: list[bool], cwds: Cwds) -> None:
-        kind = node.type
-        if kind == "word" or kind == "number":
-            raw = self.slice(node.start_byte, node.end_byte)
-            parts.append(_WORD_ESCAPE.sub(_word_unescape, raw) if "\\" in raw else raw)
-        elif kind == "raw_string":
-            parts.append(self.slice(node.start_byte + 1, node.end_byte - 1))
-        elif kind in ("string", "translated_string"):
-            for child in node.children:
-                ckind = child.type
-                if ckind == "string_content":
-                    raw = self.slice(child.start_byte, child.end_byte)
-                    parts.append(_DQ_ESCAPE.sub(_dq_unescape, raw) if "\\" in raw else raw)
-                elif child.is_named:
-                    self.parts(child, parts, state, cwds)
-        elif kind == "concatenation":
-            for child in node.children:
-                self.parts(child, parts, state, cwds)
-        elif kind == "ansi_c_string":
-            raw = self.slice(node.start_byte + 2, node.end_byte - 1)
-            parts.append(_ANSI_ESCAPE.sub(_ansi_unescape, raw) if "\\" in raw else raw)
-        else:
-            raw = self.slice(node.start_byte, node.end_byte)
-            parts.append(raw)
-            state[0] = True
-            if raw not in _SAFE_EXPANSIONS:
-                state[1] = False
-                if node.child_count:
-                    self.nested(node, cwds)

@@ -227,7 +227,7 @@ class _PowerShellScanner:
             self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
             return
         if name in ("pwsh", "powershell", "cmd"):
-            from shellpilot.shell.scan_bash import command_string
+            from shellpilot.shell.shell_strings import command_string
 
             script = command_string(name, args, self.builder, self.resolver, cwds)
             if script is None:
