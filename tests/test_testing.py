@@ -122,12 +122,11 @@ def test_anthropic_stream_event_sequence(server: ScriptedModelServer) -> None:
 def test_error_turns_answer_with_the_protocol_error_body(
     server: ScriptedModelServer, path: str, status: int, expected: dict[str, Any]
 ) -> None:
-    server.add(Turn(error_status=status, error_message="down"), Turn(text="after"))
+    server.add(Turn(error_status=status, error_message="down", retry_after_s=2.5), Turn(text="after"))
     response = post(server, path, {"model": "m", "stream": True, "messages": []})
     assert response.status == status
     assert json.loads(response.read()) == expected
-    if status == 429:
-        assert response.getheader("retry-after") == "0"
+    assert response.getheader("retry-after") == "2.5"
     assert server.remaining == 1
 
 
@@ -253,3 +252,16 @@ def test_provider_config_points_at_the_server(server: ScriptedModelServer) -> No
         "api_key": "test-key",
     }
     assert server.provider_config("anthropic")["base_url"] == server.url
+
+
+def test_a_404_keeps_the_keep_alive_connection_usable(server: ScriptedModelServer) -> None:
+    server.add(Turn(text="fine"))
+    host, port = server.url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn.request("POST", "/v1/embeddings", body=json.dumps({"input": "x"}))
+    missing = conn.getresponse()
+    assert missing.status == 404 and b"unknown path" in missing.read()
+    conn.request("POST", "/v1/messages", body=json.dumps({"model": "m", "messages": []}))
+    response = conn.getresponse()
+    assert response.status == 200 and json.loads(response.read())["content"][0]["text"] == "fine"
+    conn.close()

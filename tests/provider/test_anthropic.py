@@ -237,3 +237,11 @@ async def test_max_tokens_stop_is_a_length_finish(
     server.add(Turn(text="cut off", finish_reason="length"))
     events = await collect(provider.stream(request()))
     assert events[-1] == Finish("length", raw="max_tokens")
+
+
+async def test_retry_after_from_the_server_is_honoured(
+    server: ScriptedModelServer, provider: AnthropicProvider, sleeps: Any
+) -> None:
+    server.add(Turn(error_status=529, retry_after_s=0.4), Turn(text="ok"))
+    await collect(provider.stream(request()))
+    assert sleeps.delays == [0.4]

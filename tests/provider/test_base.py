@@ -71,3 +71,31 @@ def test_request_rejects_unknown_roles_and_bad_max_tokens() -> None:
         ModelRequest.model_validate({"model": "m", "messages": [{"role": "system", "content": "x"}]})
     with pytest.raises(ValueError):
         ModelRequest(model="m", max_tokens=0)
+
+
+class _Response:
+    def __init__(self, headers: dict[str, str]) -> None:
+        self.headers = headers
+
+
+class _Failure(Exception):
+    def __init__(self, headers: dict[str, str]) -> None:
+        self.response = _Response(headers)
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({}, None),
+        ({"retry-after": "3"}, 3.0),
+        ({"retry-after": "-1"}, 0.0),
+        ({"retry-after-ms": "250", "retry-after": "9"}, 0.25),
+        ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),
+        ({"retry-after": "soon"}, None),
+    ],
+)
+def test_retry_after_header_reading(headers: dict[str, str], expected: float | None) -> None:
+    from shellpilot.provider.failure import retry_after_s
+
+    assert retry_after_s(_Failure(headers)) == expected
+    assert retry_after_s(ValueError("no response")) is None

@@ -354,3 +354,12 @@ def test_max_tokens_field_is_max_completion_tokens_only_for_openai_itself() -> N
     assert (
         OpenAIProvider("x", api_key="k", base_url="http://127.0.0.1:1/v1")._max_tokens_field == "max_tokens"
     )
+
+
+@pytest.mark.parametrize(("asked", "waited"), [(0.0, 0.0), (0.7, 0.7), (30.0, 1.0)])
+async def test_retry_after_from_the_server_is_honoured_within_the_cap(
+    server: ScriptedModelServer, provider: OpenAIProvider, sleeps: Any, asked: float, waited: float
+) -> None:
+    server.add(Turn(error_status=429, retry_after_s=asked), Turn(text="ok"))
+    await collect(provider.stream(request()))
+    assert sleeps.delays == [waited]

@@ -102,3 +102,11 @@ async def test_closing_early_closes_the_attempt(retry: RetryPolicy) -> None:
     assert await anext(stream) == TextDelta("ok")
     await stream.aclose()  # type: ignore[attr-defined]
     assert attempts.closed == 1
+
+
+async def test_retry_after_replaces_the_backoff_up_to_the_cap(retry: RetryPolicy, sleeps: Any) -> None:
+    slow = ProviderError("busy", status=429, retryable=True, retry_after_s=9.0)
+    quick = ProviderError("busy", status=429, retryable=True, retry_after_s=0.1)
+    attempts = Attempts(("before", slow), ("before", quick), ("before", None))
+    assert [e async for e in retrying(attempts, retry)][-1] == Finish("stop")
+    assert sleeps.delays == [1.0, 0.1]

@@ -7,6 +7,8 @@ Must not touch: SDK imports (each provider module maps its own SDK's exception c
 from __future__ import annotations
 
 import contextlib
+import time
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 
@@ -38,3 +40,23 @@ async def close_quietly(stream: Any) -> None:
     """Close an SDK stream; a failure to close must not hide the error that got us here."""
     with contextlib.suppress(Exception):
         await stream.close()
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    """Seconds the server asked to wait (``retry-after-ms``, ``retry-after`` seconds or date), if any."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is None:
+        return None
+    try:
+        millis = headers.get("retry-after-ms")
+        if millis is not None:
+            return max(float(millis) / 1000, 0.0)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(float(value), 0.0)
+        except ValueError:
+            return max(parsedate_to_datetime(value).timestamp() - time.time(), 0.0)
+    except (TypeError, ValueError, OverflowError):
+        return None

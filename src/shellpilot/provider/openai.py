@@ -30,7 +30,13 @@ from shellpilot.provider.base import (
     parse_arguments,
     settle_finish,
 )
-from shellpilot.provider.failure import cause_text, close_quietly, error_detail, is_transport_error
+from shellpilot.provider.failure import (
+    cause_text,
+    close_quietly,
+    error_detail,
+    is_transport_error,
+    retry_after_s,
+)
 from shellpilot.provider.retry import RetryPolicy, is_transient_status, retrying
 
 if TYPE_CHECKING:
@@ -221,7 +227,13 @@ def map_openai_error(exc: BaseException, provider: str, key_hint: str = "") -> P
             text += f" (check the API key: {key_hint})"
         elif status == 404:
             text += " (check the model name and the base_url)"
-        return ProviderError(text, provider=provider, status=status, retryable=is_transient_status(status))
+        return ProviderError(
+            text,
+            provider=provider,
+            status=status,
+            retryable=is_transient_status(status),
+            retry_after_s=retry_after_s(exc),
+        )
     if isinstance(exc, openai.APIConnectionError):
         text = f"{provider}: connection failed: {exc.message} ({cause_text(exc)})"
         return ProviderError(text, provider=provider, retryable=True)

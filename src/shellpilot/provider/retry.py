@@ -51,7 +51,8 @@ async def retrying(
     """Yield the events of ``attempt()``, starting it again after a retryable ``ProviderError``.
 
     A retry happens only while no event has been yielded (a half-streamed answer is never
-    replayed) and at most ``policy.max_retries`` times; then the last error propagates.
+    replayed) and at most ``policy.max_retries`` times; then the last error propagates. The
+    wait is the policy's backoff, or the server's ``Retry-After`` (capped at ``max_delay_s``).
     ``on_retry`` (default: ``policy.on_retry``) is told about each retry.
     """
     notify = on_retry or policy.on_retry
@@ -68,6 +69,8 @@ async def retrying(
             if emitted or not err.retryable or retries >= policy.max_retries:
                 raise
             wait = policy.delay(retries)
+            if err.retry_after_s is not None:  # the server knows best, within our cap
+                wait = min(err.retry_after_s, policy.max_delay_s)
             retries += 1
             if notify is not None:
                 notify(err, retries, wait)

@@ -57,7 +57,8 @@ class Turn:
 
     - ``text`` streams word by word; then each of ``tool_calls`` with its arguments in pieces.
     - ``error_status`` (e.g. 500, 429, 400) answers with that HTTP error instead
-      (``error_message`` is its message); ``drop_connection`` closes the connection unanswered.
+      (``error_message`` is its message, ``retry_after_s`` its ``Retry-After`` header);
+      ``drop_connection`` closes the connection unanswered.
     - ``cut_after`` N closes the stream after N chunks (events in-process): an answer cut
       mid-way, which is never retried once output was seen.
     - ``finish_reason`` None = inferred: ``tool_calls`` when there are calls, else ``stop``.
@@ -69,6 +70,7 @@ class Turn:
     tool_calls: Sequence[ToolCall] = ()
     error_status: int | None = None
     error_message: str = ""
+    retry_after_s: float | None = None
     drop_connection: bool = False
     cut_after: int | None = None
     finish_reason: FinishReason | None = None
@@ -144,6 +146,7 @@ class ScriptedProvider:
                 provider=self.name,
                 status=status,
                 retryable=is_transient_status(status),
+                retry_after_s=turn.retry_after_s,
             )
         if turn.drop_connection:
             raise ProviderError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -169,6 +170,11 @@ class _HTTPServer(ThreadingHTTPServer):
         self.open: set[socket.socket] = set()
         self.open_lock = threading.Lock()
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (a cancelled stream) is normal here; anything else is shown."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
     def close_all(self) -> None:
         with self.open_lock:
             sockets, self.open = list(self.open), set()
@@ -203,6 +209,8 @@ class _Handler(BaseHTTPRequestHandler):
         )
 
     def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""  # read first: keep-alive needs it gone
         path = self.path.split("?", 1)[0].rstrip("/")
         protocol: WireProtocol
         if path.endswith("/chat/completions"):
@@ -212,8 +220,6 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._json(404, {"error": {"message": f"ScriptedModelServer: unknown path {path}"}})
             return
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError as exc:
@@ -231,7 +237,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
         elif turn.error_status is not None:
             status = turn.error_status
-            extra = {"retry-after": "0"} if status == 429 else {}
+            extra = {} if turn.retry_after_s is None else {"retry-after": str(turn.retry_after_s)}
             self._json(status, error_body(protocol, status, turn.error_message or "scripted error"), extra)
         elif body.get("stream"):
             self._stream(protocol, turn, body)
