@@ -305,7 +305,12 @@ async def run(
             watch.close()
             buffer.close()
         returncode = watch.exited.result() if watch.exited.done() else proc.poll()
-    final_preview = preview.finish() if preview is not None else ""
+    final_preview = ""
+    if protocol.preview is not None:  # None too when the callback failed earlier
+        try:
+            final_preview = protocol.preview.finish()
+        except Exception:
+            log.exception("on_output callback failed on the final preview")
     captured = buffer.finish()
     assert outcome is not None
     exit_code = (
