@@ -262,3 +262,13 @@ def test_no_provider_configured_is_a_clear_message(project: Path) -> None:
     assert "Traceback" not in done.stderr
     assert "No model provider is configured" in done.stderr and "OPENAI_API_KEY" in done.stderr
     assert "http://localhost:11434/v1" in done.stderr
+
+
+def test_unknown_command_fails_before_anything_runs(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai")
+    done = cli(project, "run", "/reveiw", "HEAD")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert 'Command not found: "reveiw"' in done.stderr and "review" in done.stderr
+    assert server.requests == []
+    with open_context(directory=project) as ctx:
+        assert ctx.sessions.list(project) == []

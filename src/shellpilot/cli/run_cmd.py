@@ -92,6 +92,24 @@ def load_schema(value: str) -> dict[str, Any]:
     return schema
 
 
+async def _preflight(loop: AgentLoop, opts: RunOptions, command: str | None) -> None:
+    """Fail before a session is touched: unknown command or agent, missing provider/key/model
+    (the error names what to set). The model checked is the command's, else ``--model``,
+    else the agent's, else the default; a continued session may still use its last model."""
+    agent = loop.resolve_agent(opts.agent)
+    model = opts.model
+    if command is not None:
+        from shellpilot.command.registry import CommandRegistry
+
+        assert isinstance(loop.commands, CommandRegistry)
+        found = await loop.commands.get(command)
+        model = found.model or model
+        if found.agent:
+            agent = loop.resolve_agent(found.agent)
+    if model or not (opts.session_id or opts.cont):
+        loop.providers.resolve(model or agent.model)
+
+
 def _session(ctx: CliContext, opts: RunOptions, title: str) -> Session:
     if opts.session_id and opts.cont:
         raise UsageError("Use either --session ID or --continue, not both.")
@@ -136,9 +154,7 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
 
     name, text = split_command(opts.message, opts.command)
     loop = _build_loop(ctx, err)
-    agent = loop.resolve_agent(opts.agent)
-    if not (opts.session_id or opts.cont) or opts.model:
-        loop.providers.resolve(opts.model or agent.model)  # a missing key or model fails here
+    await _preflight(loop, opts, name)
     session = _session(ctx, opts, f"/{name} {text}" if name else text)
     renderer: Any = JsonRenderer(out) if opts.format == "json" else TextRenderer(session.id, out, err)
     unlisten = ctx.bus.listen(renderer)

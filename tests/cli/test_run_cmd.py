@@ -1,0 +1,78 @@
+"""``shellpilot run`` helpers: /command parsing, exit status, --schema, stdin message."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from shellpilot.cli.run_cmd import exit_code, load_schema, read_message, split_command
+from shellpilot.errors import UsageError
+from shellpilot.session.models import AssistantMessage, MessageError
+from shellpilot.session.turn import TurnResult
+
+
+@pytest.mark.parametrize(
+    ("message", "command", "expected"),
+    [
+        ("/review HEAD~1", None, ("review", "HEAD~1")),
+        ("  /init  ", None, ("init", "")),
+        ("/rate the code  now", None, ("rate", "the code  now")),
+        ("fix /etc/hosts parsing", None, (None, "fix /etc/hosts parsing")),
+        ("/ not a command", None, (None, "/ not a command")),
+        ("//comment", None, (None, "//comment")),
+        ("HEAD~1", "review", ("review", "HEAD~1")),
+        ("x", "/review", ("review", "x")),
+    ],
+)
+def test_split_command(message: str, command: str | None, expected: tuple[str | None, str]) -> None:
+    assert split_command(message, command) == expected
+
+
+def _result(error: str | None) -> TurnResult:
+    message = AssistantMessage(
+        session_id="ses_x", error=MessageError(name=error, message="m") if error else None
+    )
+    return TurnResult("ses_x", message, "")
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (None, 0),
+        ("Aborted", 130),
+        ("ProviderError", 3),
+        ("PermissionRejected", 4),
+        ("StructuredOutputError", 1),
+        ("StepLimit", 1),
+        ("SomethingUnknown", 1),
+    ],
+)
+def test_exit_code(error: str | None, code: int) -> None:
+    assert exit_code(_result(error)) == code
+
+
+def test_interrupt_wins_over_the_recorded_error() -> None:
+    assert exit_code(_result("PermissionRejected"), interrupted=True) == 130
+
+
+def test_load_schema_inline_file_and_errors(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    assert load_schema(json.dumps(schema)) == schema
+    path = tmp_path / "schema.json"
+    path.write_text(json.dumps(schema))
+    assert load_schema(str(path)) == schema
+    with pytest.raises(UsageError, match="cannot read"):
+        load_schema(str(tmp_path / "missing.json"))
+    with pytest.raises(UsageError, match="not valid JSON"):
+        load_schema("{nope")
+    path.write_text("[1]")
+    with pytest.raises(UsageError, match="JSON object"):
+        load_schema(str(path))
+
+
+def test_read_message_from_words_or_stdin() -> None:
+    assert read_message(["fix", "it"], io.StringIO("ignored")) == "fix it"
+    assert read_message([], io.StringIO("  from stdin\n")) == "from stdin"
