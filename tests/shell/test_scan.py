@@ -168,6 +168,20 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
     ("export A=1 && constructor x", ["export A=1", "constructor x"], ["export *", "constructor *"], []),
     ("rm 'my file' a\\ b \"c d\"", ["rm 'my file' a\\ b \"c d\""], ["rm *"], []),
     ("[ -f x ] && rm x", ["rm x"], ["rm *"], []),
+    ("((i++)); (( $(rm x) ))", ["rm x"], ["rm *"], []),
+    ("trap 'rm -f /srv/x' EXIT", ["trap 'rm -f /srv/x' EXIT", "rm -f /srv/x"], ["trap *", "rm *"], ["/srv"]),
+    ("su - bob -c 'rm /srv/x'", ["su - bob -c 'rm /srv/x'", "rm /srv/x"], ["su *", "rm *"], ["/srv"]),
+    ("cat ~root/.bashrc", ["cat ~root/.bashrc"], ["cat *"], ["/root"]),
+    (
+        "echo hi > >(tee /srv/log)",
+        ["tee /srv/log", "echo hi > >(tee /srv/log)"],
+        ["tee *", "echo *"],
+        ["/srv"],
+    ),
+    ("exec > /srv/log 2>&1", ["exec > /srv/log 2>&1"], ["exec *"], ["/srv"]),
+    ("read -r x < /srv/file", ["read -r x < /srv/file"], ["read *"], ["/srv"]),
+    ("watch -n 2 'ls /srv'", ["watch -n 2 'ls /srv'", "ls /srv"], ["watch *", "ls *"], ["/srv"]),
+    ("env -C /srv ls", ["env -C /srv ls", "ls"], ["ls *", "env -C /srv ls *"], ["/srv"]),
 ]
 
 

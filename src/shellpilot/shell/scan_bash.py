@@ -199,7 +199,10 @@ class _BashScanner(BashWords):
         if kind in _SUBSTITUTIONS:
             self.sequence(node.children, cwds)
             return cwds
+        if kind == "comment":
+            return cwds
         if kind in _PASSIVE:
+            self.builder.seen = True  # an expression such as `((i++))`: runs nothing itself
             self.nested(node, cwds)
             return cwds
         if kind == "ERROR":
@@ -387,6 +390,10 @@ class _BashScanner(BashWords):
             self.eval(args, run_cwds)
         elif name == "find":
             self.find_exec(args, run_cwds)
+        elif name == "trap":
+            self.trap(args, run_cwds)
+        elif name in ("su", "runuser"):
+            self.su(name, args, run_cwds)
         return cwds
 
     def cd(self, name: str, args: list[Word], cwds: Cwds) -> Cwds:
@@ -461,6 +468,33 @@ class _BashScanner(BashWords):
             from shellpilot.shell.scan_powershell import scan_powershell
 
             scan_powershell(script, cwds, self.builder, self.resolver, self.depth + 1)
+
+    def trap(self, args: list[Word], cwds: Cwds) -> None:
+        """`trap ACTION SIGNAL...`: ACTION runs later in this shell, so it is scanned now."""
+        operands = [w for w in args if not (w.value.startswith("-") and len(w.value) > 1)]
+        if len(operands) < 2 or operands[0].value in ("", "-"):
+            return
+        action = operands[0]
+        if action.dynamic:
+            self.builder.unknown(f"trap of a dynamic string {action.raw}")
+        else:
+            self.nest(action.value, cwds, "trap")
+
+    def su(self, name: str, args: list[Word], cwds: Cwds) -> None:
+        """`su [-] [user] -c CMD` / `runuser ... -c CMD`: CMD runs through a shell."""
+        for i, word in enumerate(args):
+            value = word.value
+            script: Word | None = None
+            if value in ("-c", "--command") and i + 1 < len(args):
+                script = args[i + 1]
+            elif value.startswith("--command="):
+                script = word.suffix(len("--command="))
+            if script is not None:
+                if script.dynamic:
+                    self.builder.unknown(f"{name} -c runs a dynamic string")
+                else:
+                    self.nest(script.value, cwds, f"{name} -c")
+                return
 
     def eval(self, args: list[Word], cwds: Cwds) -> None:
         if any(w.dynamic for w in args):
