@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import signal as signals
+import subprocess
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -220,6 +221,49 @@ def _outcome_notes(
     return []
 
 
+async def _drive(
+    proc: subprocess.Popen[bytes],
+    protocol: _Reader,
+    abort: asyncio.Event | None,
+    timeout_ms: int | None,
+    cfg: ShellConfig,
+    exit_watch: WatchKind,
+) -> tuple[RunOutcome, int | None, list[int]]:
+    """Read the pipe, race exit/abort/timeout, and stop the group on any way out but exit.
+
+    Returns ``(outcome, return code or None, background pids)``. The ``finally`` is the
+    one kill path: timeout, abort, cancellation of the caller or an error all pass there,
+    so no path leaves the group running or the pipe unread.
+    """
+    loop = asyncio.get_running_loop()
+    watch = ExitWatch(proc, exit_watch)
+    transport: asyncio.ReadTransport | None = None
+    outcome: RunOutcome | None = None
+    background: list[int] = []
+    try:
+        assert proc.stdout is not None
+        transport, _ = await loop.connect_read_pipe(lambda: protocol, proc.stdout)
+        outcome = await _race(watch.exited, abort, None if timeout_ms is None else timeout_ms / 1000)
+        if outcome is RunOutcome.EXITED and not await _settle(protocol.eof, cfg.drain_ms / 1000):
+            background = group_members(proc.pid)
+        elif outcome is RunOutcome.EXITED:
+            background = group_members(proc.pid, quick=True)
+    finally:
+        if outcome is not RunOutcome.EXITED:
+            await terminate_group(proc.pid, cfg.kill_grace_ms / 1000)
+            await _settle(watch.exited, _EXIT_WAIT_S)
+            if transport is not None:
+                await _settle(protocol.eof, cfg.drain_ms / 1000)
+        if transport is not None:
+            transport.close()
+        elif proc.stdout is not None:
+            proc.stdout.close()
+        watch.close()
+        protocol.buffer.close()
+    returncode = watch.exited.result() if watch.exited.done() else proc.poll()
+    return outcome, returncode, background
+
+
 async def run(
     command: str,
     *,
@@ -264,47 +308,21 @@ async def run(
     loop = asyncio.get_running_loop()
     protocol = _Reader(loop, buffer)
     protocol.on_data = on_data
-    preview: LivePreview | None = None
     if on_output is not None:
-        preview = LivePreview(lambda: buffer.latest(PREVIEW_CHARS), on_output, loop.call_later)
-        protocol.preview = preview
+        protocol.preview = LivePreview(lambda: buffer.latest(PREVIEW_CHARS), on_output, loop.call_later)
     started = time.monotonic()
-    outcome: RunOutcome | None = None
+    outcome = RunOutcome.ABORTED
     background: list[int] = []
     returncode: int | None = None
     pid: int | None = None
-    if abort is not None and abort.is_set():
-        outcome = RunOutcome.ABORTED
-    else:
+    if abort is None or not abort.is_set():
         try:
             proc = spawn(choice.argv(command), cwd=workdir, env=build_env(cfg.shell, env))
         except OSError as exc:
             buffer.close()
             raise _spawn_error(exc, choice, workdir) from exc
         pid = proc.pid
-        watch = ExitWatch(proc, exit_watch)
-        transport: asyncio.ReadTransport | None = None
-        try:
-            assert proc.stdout is not None
-            transport, _ = await loop.connect_read_pipe(lambda: protocol, proc.stdout)
-            outcome = await _race(watch.exited, abort, None if timeout is None else timeout / 1000)
-            if outcome is RunOutcome.EXITED and not await _settle(protocol.eof, cfg.shell.drain_ms / 1000):
-                background = group_members(pid)
-            elif outcome is RunOutcome.EXITED:
-                background = group_members(pid, quick=True)
-        finally:
-            if outcome is not RunOutcome.EXITED:
-                await terminate_group(pid, cfg.shell.kill_grace_ms / 1000)
-                await _settle(watch.exited, _EXIT_WAIT_S)
-                if transport is not None:
-                    await _settle(protocol.eof, cfg.shell.drain_ms / 1000)
-            if transport is not None:
-                transport.close()
-            elif proc.stdout is not None:
-                proc.stdout.close()
-            watch.close()
-            buffer.close()
-        returncode = watch.exited.result() if watch.exited.done() else proc.poll()
+        outcome, returncode, background = await _drive(proc, protocol, abort, timeout, cfg.shell, exit_watch)
     final_preview = ""
     if protocol.preview is not None:  # None too when the callback failed earlier
         try:
@@ -312,7 +330,6 @@ async def run(
         except Exception:
             log.exception("on_output callback failed on the final preview")
     captured = buffer.finish()
-    assert outcome is not None
     exit_code = (
         returncode if outcome is RunOutcome.EXITED and returncode is not None and returncode >= 0 else None
     )
