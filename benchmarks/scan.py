@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from shellpilot.shell import scan
 from shellpilot.shell.parse import parse
+from shellpilot.shell.scan import scan
 
 CORPUS = Path(__file__).parent / "data" / "commands.jsonl"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.shell import Scan, scan
+from shellpilot.shell.scan import Scan, scan
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.shell import scan
+from shellpilot.shell.scan import scan
 
 
 @pytest.fixture

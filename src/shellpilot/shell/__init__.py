@@ -1,8 +1,9 @@
-"""shellpilot.shell: parse + scan of shell commands (and, from issue 3, the process runner).
+"""shellpilot.shell: parse + scan of shell commands, and the process runner.
 
-Re-exports the scanner's face; importing this package never imports tree_sitter.
+Re-exports the scanner's result types; `scan()` itself lives in `shellpilot.shell.scan`
+(not re-exported here, so the name keeps meaning the module). Never imports tree_sitter.
 """
 
-from shellpilot.shell.scan import Scan, ScannedCommand, scan
+from shellpilot.shell.scan_result import Scan, ScannedCommand
 
-__all__ = ["Scan", "ScannedCommand", "scan"]
+__all__ = ["Scan", "ScannedCommand"]

@@ -1,7 +1,7 @@
-"""The command scanner's face: `scan()`, its result types and the builder scanners fill.
+"""The command scanner's face: `scan()` and the choice of scanner per shell.
 
-Owns: `Scan`, `ScannedCommand`, `ScanBuilder` (patterns, always, dirs, unknown) and the
-choice of scanner per shell. Must not touch: running commands or judging permissions.
+Owns: normalising cwd/project, picking bash | PowerShell | cmd, the never-silent contract.
+Must not touch: running commands or judging permissions (result types: scan_result.py).
 """
 
 from __future__ import annotations
@@ -65,6 +65,21 @@ def scan(
     project is itself put in `dirs`. Never raises for bad commands: parse errors, unknown
     syntax and internal failures set `unknown` with a reason. `fast=False` sends even a
     plain `word word ...` line through tree-sitter (same result; used by tests/benchmark).
+
+    Wrappers (sudo, doas, env, nohup, nice, ionice, timeout, stdbuf, time, command,
+    builtin, exec, setsid, coproc, xargs, watch; a leading `\\`; an absolute program path)
+    and leading `VAR=x` assignments: the command's own text is a pattern AND so is the
+    real command's text (`sudo /usr/bin/rm x` -> `rm x`), so a rule `rm *` matches either
+    way; `always` holds the real command's arity prefix (`rm *`) then the same prefixed by
+    the wrapper text (`sudo rm *`); `ScannedCommand.argv` is the real command's.
+
+    Still `unknown`: dynamic paths or command names (`$X`, `$(..)`, backticks, `%VAR%`,
+    PowerShell variables), relative paths after `cd` to a dynamic place (`cd "$X"`,
+    `cd -`, `popd` without `pushd`), `bash -c`/`eval`/`trap`/`su -c`/`watch`/`pwsh -c`/
+    `iex` with a non-literal string or nested over `MAX_DEPTH`, scripts from stdin
+    (`curl .. | sh`), `env -S`, `pwsh -EncodedCommand`, `xargs` feeding a file command,
+    `find -exec` without its terminator, syntax errors, unknown grammar nodes, a line with
+    no command (only comments), and any other shell than bash/PowerShell/cmd.
     Source: issue 2 §2; spec §2.3 ("Permission scan") and §7.2 (its gaps, closed here).
     """
     project = _absolute(os.fspath(project_dir), None)
