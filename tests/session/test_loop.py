@@ -315,3 +315,24 @@ async def test_plan_agent_asks_for_writes_but_not_reads(rig_factory: Any, projec
     assert result.ok and [r.patterns for r in asked] == [("touch x.txt",)]
     assert not (project / "x.txt").exists()
     assert "plan mode" in rig.provider.requests[0].system
+
+
+async def test_attached_files_are_inlined_with_their_path(rig_factory: Any, project: Path) -> None:
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("print('app')\n")
+    rig = rig_factory([Turn(text="seen")])
+    await rig.loop.prompt(rig.session_id, "look at these", files=[Path("src/app.py"), Path("src")])
+    content = rig.provider.requests[0].messages[0].content
+    assert content.startswith("look at these\n\n")
+    assert f"<file path=\"{project / 'src' / 'app.py'}\">\nprint('app')\n\n</file>" in content
+    assert f'<file path="{project / "src"}">\napp.py\n</file>' in content
+
+
+async def test_a_prompt_sent_during_a_run_joins_it(rig_factory: Any) -> None:
+    rig = rig_factory([Turn(text="first answer", chunk_delay_s=0.05), Turn(text="second answer")])
+    first = asyncio.ensure_future(rig.loop.prompt(rig.session_id, "one"))
+    while not any(e.type == "part.delta" for e in rig.events):
+        await asyncio.sleep(0.01)
+    second = await rig.loop.prompt(rig.session_id, "two")
+    assert (await first).text == "second answer" and second.text == "second answer"
+    assert [m.content for m in rig.provider.requests[1].messages if m.role == "user"] == ["one", "two"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -25,19 +26,15 @@ from shellpilot.session.models import (
     OutputFormat,
     Part,
     TextPart,
-    ToolFailed,
-    ToolPart,
-    ToolPending,
-    ToolRunning,
     UserMessage,
-    now_ms,
 )
+from shellpilot.session.outcome import close_message, error_of, verdict
 from shellpilot.session.request import build_request
 from shellpilot.session.step import StepResult, stream_step
 from shellpilot.session.stream_events import TurnFinished
 from shellpilot.session.subtask import ChildSessions, run_pending_subtask
-from shellpilot.session.system import environment, read_agents_md
-from shellpilot.session.turn import TurnResult, last_user, pending_subtask, result_of
+from shellpilot.session.system import Environment, environment, read_agents_md
+from shellpilot.session.turn import ABORTED, TurnResult, last_user, pending_subtask, result_of
 from shellpilot.tool.base import Ask, Tool, ToolContext, allow_all
 from shellpilot.tool.registry import ToolRegistry
 from shellpilot.tool.structured import StructuredOutputTool, structured_output_tool, system_line
@@ -47,6 +44,23 @@ if TYPE_CHECKING:
     from shellpilot.permission.rules import Rule
     from shellpilot.provider.registry import ProviderRegistry, ResolvedModel
     from shellpilot.session.service import SessionService
+
+
+@dataclass
+class _Plan:
+    """What the steps answering one user message share."""
+
+    agent: Agent
+    model: ResolvedModel
+    structured: StructuredOutputTool | None
+    env: CallEnv
+    context: Environment
+    agents_md: str | None
+
+    @property
+    def captured(self) -> bool:
+        """True once structured output was captured (the loop ends)."""
+        return self.structured is not None and self.structured.captured is not None
 
 
 class PermissionGate(Protocol):
@@ -60,11 +74,6 @@ def default_tools(config: Config, data_dir: Path) -> list[Tool]:
     from shellpilot.tool.shell import ShellTool
 
     return [ShellTool(config, data_dir)]
-
-
-def error_of(exc: BaseException) -> MessageError:
-    """The ``MessageError`` recorded for an exception (name = its class, e.g. ``Aborted``)."""
-    return MessageError(name=type(exc).__name__, message=str(exc) or type(exc).__name__)
 
 
 class AgentLoop:
@@ -188,6 +197,17 @@ class AgentLoop:
             )
         return out
 
+    def close_message(
+        self,
+        message: AssistantMessage,
+        result: StepResult | None,
+        *,
+        error: MessageError | None = None,
+        structured: StructuredOutputTool | None = None,
+    ) -> None:
+        """Complete and save an assistant message (see ``outcome.close_message``)."""
+        close_message(self.writer, message, result, error=error, structured=structured)
+
     def post(self, message: UserMessage | AssistantMessage, parts: Sequence[Part]) -> None:
         """Save a message and its parts (each announced on the bus)."""
         self.writer.message(message)
@@ -246,19 +266,16 @@ class AgentLoop:
             tools.append(structured)
         return ToolRegistry(tools)
 
-    async def _steps(self, session_id: str, user: UserMessage) -> bool:
-        """Model turns for ``user`` until done; True when it ended normally (a newer user
-        message may then get its own turns)."""
-        session = self.store.get_session(session_id)
+    def _plan(self, session_id: str, user: UserMessage) -> _Plan:
+        """What every step answering ``user`` shares: agent, model, tools, call env, prompt bits."""
         agent = self.resolve_agent(user.agent)
         resolved = self.resolve_model(user.model, agent, session_id)
         fmt = user.format
-        structured = (
-            structured_output_tool(fmt.json_schema or {}, fmt.retry_count)
-            if fmt is not None and fmt.type == "json_schema"
-            else None
-        )
-        tools = self.registry(agent, session.parent_id is not None, structured)
+        structured = None
+        if fmt is not None and fmt.type == "json_schema":
+            structured = structured_output_tool(fmt.json_schema or {}, fmt.retry_count)
+        child = self.store.get_session(session_id).parent_id is not None
+        tools = self.registry(agent, child, structured)
         env = CallEnv(
             tools=tools,
             writer=self.writer,
@@ -268,108 +285,60 @@ class AgentLoop:
             ask=self.asker(session_id, agent),
             extra={"model": resolved.id},
         )
-        context = environment(self.project_dir, self._shell)
-        agents_md = read_agents_md(self.project_dir)
+        return _Plan(
+            agent,
+            resolved,
+            structured,
+            env,
+            environment(self.project_dir, self._shell),
+            read_agents_md(self.project_dir),
+        )
+
+    async def _step(
+        self, plan: _Plan, message: AssistantMessage, last: bool
+    ) -> tuple[StepResult, list[CallOutcome]]:
+        """One model turn and its tool calls."""
+        request = build_request(
+            model=plan.model.api_model,
+            agent=plan.agent,
+            env=plan.context,
+            agents_md=plan.agents_md,
+            history=self.store.messages(message.session_id),
+            tools=plan.env.tools,
+            structured_line=system_line() if plan.structured is not None else None,
+            last_step=last,
+        )
+        result = await stream_step(plan.model.provider, request, message, self.writer, self.bus)
+        plan.env.parse_errors = result.parse_errors
+        outcomes = [o for _, o in await run_calls(plan.env, result.calls)] if result.calls else []
+        return result, outcomes
+
+    async def _steps(self, session_id: str, user: UserMessage) -> bool:
+        """Model turns answering ``user`` until the model stops calling tools, an error, or
+        ``max_steps``; True when it ended normally (a newer user message may follow)."""
+        plan = self._plan(session_id, user)
         for step in range(1, self.config.max_steps + 1):
             last = step == self.config.max_steps
             message = AssistantMessage(
-                session_id=session_id, parent_id=user.id, agent=agent.name, model=resolved.id
+                session_id=session_id, parent_id=user.id, agent=plan.agent.name, model=plan.model.id
             )
             self.writer.message(message)
-            request = build_request(
-                model=resolved.api_model,
-                agent=agent,
-                env=context,
-                agents_md=agents_md,
-                history=self.store.messages(session_id),
-                tools=tools,
-                structured_line=system_line() if structured is not None else None,
-                last_step=last,
-            )
             try:
-                result = await stream_step(resolved.provider, request, message, self.writer, self.bus)
-                env.parse_errors = result.parse_errors
-                outcomes = [o for _, o in await run_calls(env, result.calls)] if result.calls else []
+                result, outcomes = await self._step(plan, message, last)
             except asyncio.CancelledError:
-                env.abort.set()
-                self.close_message(
-                    message, None, error=MessageError(name="Aborted", message="aborted by the user")
-                )
+                plan.env.abort.set()
+                self.close_message(message, None, error=ABORTED)
                 raise
             except ProviderError as exc:
                 self.close_message(message, None, error=error_of(exc))
                 return False
-            verdict = self._verdict(result, outcomes, structured, last)
-            self.close_message(message, result, error=verdict, structured=structured)
-            if verdict is not None:
+            ended = verdict(result, outcomes, plan.structured, last=last, max_steps=self.config.max_steps)
+            self.close_message(message, result, error=ended, structured=plan.structured)
+            if ended is not None:
                 return False
-            if not result.calls or (structured is not None and structured.captured is not None):
+            if not result.calls or plan.captured:
                 return True
         return False
-
-    def _verdict(
-        self,
-        result: StepResult,
-        outcomes: list[CallOutcome],
-        structured: StructuredOutputTool | None,
-        last: bool,
-    ) -> MessageError | None:
-        """The error that ends the loop after a step, None to go on (or finish normally)."""
-        if CallOutcome.REJECTED in outcomes:
-            return MessageError(name="PermissionRejected", message="The user rejected a tool call.")
-        if (
-            structured is not None
-            and structured.captured is None
-            and (structured.exhausted or not result.calls)
-        ):
-            return error_of(structured.error())
-        if last and result.calls and not (structured is not None and structured.captured is not None):
-            return MessageError(
-                name="StepLimit",
-                message=f"Stopped after max_steps ({self.config.max_steps}) model turns; "
-                "raise max_steps in shellpilot.json to allow more.",
-            )
-        return None
-
-    def close_message(
-        self,
-        message: AssistantMessage,
-        result: StepResult | None,
-        *,
-        error: MessageError | None = None,
-        structured: StructuredOutputTool | None = None,
-    ) -> None:
-        """Complete ``message``: finish, tokens, structured output, error; open tool parts of
-        an aborted turn become errors."""
-        if error is not None and error.name == "Aborted":
-            self._abort_open_parts(message)
-        captured = structured.captured if structured is not None else None
-        finish = "stop" if captured is not None else (result.finish if result else None)
-        done = message.model_copy(
-            update={
-                "completed_ms": now_ms(),
-                "finish": finish,
-                "tokens": result.tokens if result else {},
-                "error": error,
-                "structured": captured,
-            }
-        )
-        self.writer.message(done)
-
-    def _abort_open_parts(self, message: AssistantMessage) -> None:
-        for item in self.store.messages(message.session_id):
-            if item.info.id != message.id:
-                continue
-            for part in item.parts:
-                if isinstance(part, ToolPart) and isinstance(part.state, ToolPending | ToolRunning):
-                    state = part.state
-                    failed = ToolFailed(
-                        input=state.input,
-                        error="Tool execution aborted by the user.",
-                        metadata=state.metadata if isinstance(state, ToolRunning) else {},
-                        start_ms=state.start_ms if isinstance(state, ToolRunning) else now_ms(),
-                    )
-                    self.writer.part(part.model_copy(update={"state": failed}))
 
 
 __all__ = ["AgentLoop", "PermissionGate", "default_tools", "error_of"]
