@@ -182,6 +182,20 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
     ("read -r x < /srv/file", ["read -r x < /srv/file"], ["read *"], ["/srv"]),
     ("watch -n 2 'ls /srv'", ["watch -n 2 'ls /srv'", "ls /srv"], ["watch *", "ls *"], ["/srv"]),
     ("env -C /srv ls", ["env -C /srv ls", "ls"], ["ls *", "env -C /srv ls *"], ["/srv"]),
+    ("time (npm ci && rm -r /srv/x)", ["npm ci", "rm -r /srv/x"], ["npm ci *", "rm *"], ["/srv"]),
+    (
+        "bash <<'S'\nset -e\nrm -rf /srv/x\nS",
+        ["bash <<'S'\nset -e\nrm -rf /srv/x\nS", "set -e", "rm -rf /srv/x"],
+        ["bash *", "set *", "rm *"],
+        ["/srv"],
+    ),
+    ("sh <<< 'rm /opt/y'", ["sh <<< 'rm /opt/y'", "rm /opt/y"], ["sh *", "rm *"], ["/opt"]),
+    (
+        "git branch --merged | xargs git branch -d",
+        ["git branch --merged", "xargs git branch -d", "git branch -d"],
+        ["git branch *", "xargs git branch *"],
+        [],
+    ),
 ]
 
 
@@ -210,6 +224,7 @@ UNKNOWN: list[tuple[str, str]] = [
     ("eval $X", "eval of a dynamic string"),
     ("$EDITOR file", "dynamic command name $EDITOR"),
     ("curl -s https://x | sh", "sh reads the commands it runs from standard input"),
+    ("bash <<S\nrm $X\nS", "bash reads a here-document with expansions as its script"),
     ('ls "unterminated', "syntax error"),
     ("if true; then ls", "syntax error"),
     ("cd - && rm x", "dynamic directory - in cd"),

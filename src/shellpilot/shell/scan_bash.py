@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from shellpilot.shell.bash_nesting import NO_STDIN, BashNesting
 from shellpilot.shell.bash_words import BashWords
 from shellpilot.shell.parse import POSIX_SHELLS, parse
 from shellpilot.shell.plain_line import plain_commands
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
 from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
-from shellpilot.shell.shell_strings import FOREIGN_SHELLS, command_string
+from shellpilot.shell.shell_strings import FOREIGN_SHELLS
 from shellpilot.shell.words import Word
 from shellpilot.shell.wrappers import WRAPPERS, program_name, unwrap
 
@@ -123,8 +124,8 @@ def scan_bash(
     return scanner.run(cwds)
 
 
-class _BashScanner(BashWords):
-    __slots__ = ("builder", "data", "depth", "resolver", "stack", "text")
+class _BashScanner(BashWords, BashNesting):
+    __slots__ = ("builder", "data", "depth", "resolver", "stack", "stdin", "text")
 
     def __init__(self, source: str, builder: ScanBuilder, resolver: PathResolver, depth: int) -> None:
         self.data = source.encode()
@@ -134,6 +135,9 @@ class _BashScanner(BashWords):
         self.resolver = resolver
         self.depth = depth
         self.stack: list[Cwds] = []
+        # What the current command reads on stdin from a here-doc/here-string: its text,
+        # None when it has expansions, NO_STDIN when there is none.
+        self.stdin: str | None = NO_STDIN
 
     def slice(self, start: int, end: int) -> str:
         text = self.text
@@ -260,24 +264,36 @@ class _BashScanner(BashWords):
                 return
             self.resolver.check(word, cwds, f"redirect {op}")
         elif kind == "heredoc_redirect":
+            quoted = False
             for child in node.children:
                 ckind = child.type
                 if ckind == "file_redirect":
                     self.redirect(child, cwds, excluded)
+                elif ckind == "heredoc_start":
+                    quoted = self.slice(child.start_byte, child.end_byte)[:1] in ("'", '"', "\\")
                 elif ckind == "heredoc_body":
                     self.nested(child, cwds)
+                    literal = quoted or not any(
+                        c.is_named and c.type != "heredoc_content" for c in child.children
+                    )
+                    self.stdin = self.slice(child.start_byte, child.end_byte) if literal else None
                 elif child.is_named and ckind in _STATEMENTS:
                     # `cat <<EOF | grep x && rm y`: the rest of the line hangs off the heredoc
                     excluded.append((child.start_byte, child.end_byte))
                     self.stmt(child, cwds)
         else:
             self.nested(node, cwds)
+            for child in node.children:
+                if child.is_named:
+                    word = self.word(child, cwds)
+                    self.stdin = None if word.dynamic else word.value
 
     # simple commands ----------------------------------------------------------------------
 
     def simple(self, node: Node, outer: Node, cwds: Cwds) -> Cwds:
         words: list[Word] = []
         redirects: list[Node] = []
+        grouped = False
         for child in node.children:
             kind = child.type
             if kind == "command_name":
@@ -286,8 +302,14 @@ class _BashScanner(BashWords):
                 self.nested(child, cwds)
             elif kind in _REDIRECTS:
                 redirects.append(child)
+            elif kind == "subshell" or kind == "compound_statement":
+                self.stmt(child, cwds)  # `time (a && b)`: the group's commands stand alone
+                grouped = True
             elif child.is_named and kind != "comment":
                 words.append(self.word(child, cwds))
+        if grouped and len(words) == 1 and words[0].value in ("time", "coproc", "nohup"):
+            self.builder.seen = True
+            return cwds
         if outer is not node:
             for child in outer.children:
                 if child.type in _REDIRECTS:
@@ -311,7 +333,10 @@ class _BashScanner(BashWords):
         else:
             source = self.text
             text = source[start:end] if source is not None else self.slice(start, end)
-        return self.argv(words, text, start, end, cwds)
+        try:
+            return self.argv(words, text, start, end, cwds)
+        finally:
+            self.stdin = NO_STDIN
 
     def declaration(self, node: Node, outer: Node, cwds: Cwds) -> None:
         argv: list[str] = []
@@ -380,7 +405,7 @@ class _BashScanner(BashWords):
             for word in operands:
                 if word.value != "{}":
                     resolver.check(word, run_cwds, name)
-        elif "xargs" in wrappers and name in SPECS:
+        elif "xargs" in wrappers and name in SPECS and SPECS[name].operands != "none":
             builder.unknown(f"xargs passes paths from its input to {name}")
         if name in POSIX_SHELLS:
             self.shell(name, args, run_cwds)
@@ -410,126 +435,10 @@ class _BashScanner(BashWords):
             self.stack.append(cwds)
         return self.resolver.cd(operands[0] if operands else None, cwds, name)
 
-    # recursion: bash -c, eval, find -exec, watch --------------------------------------------
-
     def nest(self, source: str, cwds: Cwds, what: str) -> None:
         if self.depth + 1 > MAX_DEPTH:
             self.builder.unknown(f"{what} nested deeper than {MAX_DEPTH} levels")
             return
         _BashScanner(source, self.builder, self.resolver, self.depth + 1).run(cwds)
-
-    def shell(self, name: str, args: list[Word], cwds: Cwds) -> None:
-        i = 0
-        script = False
-        while i < len(args):
-            value = args[i].value
-            if value == "--":
-                i += 1
-                break
-            if value[:1] in "-+" and len(value) > 1 and not args[i].dynamic:
-                if value.startswith("--"):
-                    i += 1
-                    continue
-                if "c" in value[1:] and value[0] == "-":
-                    script = True
-                if value[1:] in ("o", "O") and i + 1 < len(args):
-                    i += 1
-                if value[0] == "-" and "s" in value[1:]:
-                    break
-                i += 1
-                continue
-            break
-        rest = args[i:]
-        if script:
-            if not rest:
-                self.builder.unknown(f"{name} -c without a command string")
-            elif rest[0].dynamic:
-                self.builder.unknown(f"{name} -c runs a dynamic string {rest[0].raw}")
-            else:
-                self.nest(rest[0].value, cwds, f"{name} -c")
-        elif rest:
-            self.resolver.check(rest[0], cwds, name)
-        else:
-            self.builder.unknown(f"{name} reads the commands it runs from standard input")
-
-    def foreign(self, name: str, args: list[Word], cwds: Cwds) -> None:
-        """`pwsh -Command STR` / `cmd /c STR` run from bash: scan STR with that shell."""
-        if self.depth + 1 > MAX_DEPTH:
-            self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
-            return
-        script = command_string(name, args, self.builder, self.resolver, cwds)
-        if script is None:
-            return
-        if name.startswith("cmd"):
-            from shellpilot.shell.cmdline import scan_cmd
-
-            scan_cmd(script, cwds, self.builder, self.resolver)
-        else:
-            from shellpilot.shell.scan_powershell import scan_powershell
-
-            scan_powershell(script, cwds, self.builder, self.resolver, self.depth + 1)
-
-    def trap(self, args: list[Word], cwds: Cwds) -> None:
-        """`trap ACTION SIGNAL...`: ACTION runs later in this shell, so it is scanned now."""
-        operands = [w for w in args if not (w.value.startswith("-") and len(w.value) > 1)]
-        if len(operands) < 2 or operands[0].value in ("", "-"):
-            return
-        action = operands[0]
-        if action.dynamic:
-            self.builder.unknown(f"trap of a dynamic string {action.raw}")
-        else:
-            self.nest(action.value, cwds, "trap")
-
-    def su(self, name: str, args: list[Word], cwds: Cwds) -> None:
-        """`su [-] [user] -c CMD` / `runuser ... -c CMD`: CMD runs through a shell."""
-        for i, word in enumerate(args):
-            value = word.value
-            script: Word | None = None
-            if value in ("-c", "--command") and i + 1 < len(args):
-                script = args[i + 1]
-            elif value.startswith("--command="):
-                script = word.suffix(len("--command="))
-            if script is not None:
-                if script.dynamic:
-                    self.builder.unknown(f"{name} -c runs a dynamic string")
-                else:
-                    self.nest(script.value, cwds, f"{name} -c")
-                return
-
-    def eval(self, args: list[Word], cwds: Cwds) -> None:
-        if any(w.dynamic for w in args):
-            self.builder.unknown("eval of a dynamic string")
-            return
-        source = " ".join(w.value for w in args)
-        if source.strip():
-            self.nest(source, cwds, "eval")
-
-    def shell_string(
-        self, real: list[Word], cwds: Cwds, what: str, text: str, words: list[Word], start: int, end: int
-    ) -> Cwds:
-        self.builder.command(text, [w.value for w in words], any(w.dynamic for w in words))
-        if any(w.dynamic for w in real):
-            self.builder.unknown(f"{what} runs a dynamic string")
-        else:
-            self.nest(" ".join(w.value for w in real), cwds, what)
-        return cwds
-
-    def find_exec(self, args: list[Word], cwds: Cwds) -> None:
-        i = 0
-        n = len(args)
-        while i < n:
-            value = args[i].value
-            if value in ("-exec", "-execdir", "-ok", "-okdir"):
-                j = i + 1
-                while j < n and args[j].value not in (";", "+"):
-                    j += 1
-                sub = args[i + 1 : j]
-                if j >= n:
-                    self.builder.unknown(f"find {value} without a terminating ';' or '+'")
-                if sub:
-                    text = self.slice(sub[0].start, sub[-1].end)
-                    self.argv(list(sub), text, sub[0].start, sub[-1].end, cwds)
-                i = j
-            i += 1
 
     # words -----------------------------------------------------------------------------
