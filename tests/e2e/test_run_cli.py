@@ -8,6 +8,8 @@ import asyncio
 import io
 import json
 import os
+import pty
+import select
 import signal
 import subprocess
 import sys
@@ -125,6 +127,60 @@ def test_terminal_prompt_always_then_reject_with_message(project: Path, server: 
     feedback = server.requests[-1].tool_results()[-1]
     assert "use /tmp instead" in feedback.content
     assert out.getvalue().endswith("ok, using /tmp\n")
+
+
+def _read_until(stream: Any, text: str, seen: str, count: int) -> str:
+    """Read ``stream`` (a pipe) until ``text`` appears ``count`` times in all that was read."""
+    deadline = time.monotonic() + 30
+    while seen.count(text) < count:
+        assert time.monotonic() < deadline, f"timed out waiting for {text!r} in:\n{seen}"
+        ready, _, _ = select.select([stream], [], [], 0.1)
+        if ready:
+            chunk = os.read(stream.fileno(), 65536).decode("utf-8", "replace")
+            assert chunk, f"CLI ended early:\n{seen}"
+            seen += chunk
+    return seen
+
+
+def test_terminal_prompt_on_a_real_tty(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai")
+    server.add(
+        Turn(tool_calls=[bash("touch t1.txt")]),  # once
+        Turn(tool_calls=[bash("touch t2.txt")]),  # always: grants "touch *"
+        Turn(tool_calls=[bash("touch t3.txt")]),  # no prompt
+        Turn(tool_calls=[bash("mkdir d")]),  # reject with a message
+        Turn(text="Made three files, no directory."),
+    )
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shellpilot", "run", "--dir", str(project), "make files"],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    os.close(slave)
+    try:
+        seen = _read_until(proc.stderr, "Allow?", "", 1)
+        os.write(master, b"o\n")
+        seen = _read_until(proc.stderr, "Allow?", seen, 2)
+        os.write(master, b"a\n")
+        seen = _read_until(proc.stderr, "Allow?", seen, 3)
+        os.write(master, b"r\n")
+        seen = _read_until(proc.stderr, "Message for the model", seen, 1)
+        os.write(master, b"no directories please\n")
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, seen
+    assert out.decode().strip() == "Made three files, no directory."
+    assert "pattern     touch t3.txt" not in seen and "pattern     mkdir d" in seen
+    assert all((project / f"t{i}.txt").exists() for i in (1, 2, 3)) and not (project / "d").exists()
+    feedback = server.requests[4].tool_results()[-1]
+    assert "no directories please" in feedback.content
 
 
 def test_denied_call_goes_back_to_the_model(project: Path, server: ScriptedModelServer) -> None:
