@@ -164,6 +164,12 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
         ["/srv"],
     ),
     ("cat <<'EOF'\n$(rm z)\nEOF", ["cat <<'EOF'\n$(rm z)\nEOF"], ["cat *"], []),
+    (
+        "cat <<EOF | grep x && rm /srv/y\na\nEOF",
+        ["grep x", "rm /srv/y", "cat <<EOF\na\nEOF"],
+        ["grep *", "rm *", "cat *"],
+        ["/srv"],
+    ),
     ('cat <<< "$(rm q)"', ["rm q", 'cat <<< "$(rm q)"'], ["rm *", "cat *"], []),
     ("export A=1 && constructor x", ["export A=1", "constructor x"], ["export *", "constructor *"], []),
     ("rm 'my file' a\\ b \"c d\"", ["rm 'my file' a\\ b \"c d\""], ["rm *"], []),

@@ -297,7 +297,8 @@ class _BashScanner(BashWords, BashNesting):
         for child in node.children:
             kind = child.type
             if kind == "command_name":
-                words.append(self.container(child, cwds))
+                inner = child.children
+                words.append(self.word(inner[0], cwds) if len(inner) == 1 else self.container(child, cwds))
             elif kind == "variable_assignment":
                 self.nested(child, cwds)
             elif kind in _REDIRECTS:
@@ -326,7 +327,7 @@ class _BashScanner(BashWords, BashNesting):
             parts = []
             at = start
             for a, b in excluded:
-                parts.append(self.slice(at, a))
+                parts.append(self.slice(at, a).rstrip(" "))
                 at = b
             parts.append(self.slice(at, end))
             text = "".join(parts).strip()
