@@ -329,7 +329,9 @@ async def test_attached_files_are_inlined_with_their_path(rig_factory: Any, proj
 
 
 async def test_a_prompt_sent_during_a_run_joins_it(rig_factory: Any) -> None:
-    rig = rig_factory([Turn(text="first answer", chunk_delay_s=0.05), Turn(text="second answer")])
+    rig = rig_factory(
+        [Turn(text="a slow first answer in many words", chunk_delay_s=0.05), Turn(text="second answer")]
+    )
     first = asyncio.ensure_future(rig.loop.prompt(rig.session_id, "one"))
     while not any(e.type == "part.delta" for e in rig.events):
         await asyncio.sleep(0.01)
