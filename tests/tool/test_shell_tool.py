@@ -198,3 +198,51 @@ def test_description_and_schema() -> None:
     assert set(schema["parameters"]["required"]) == {"command", "description"}
     parsed = registry.parse("bash", {"command": "ls", "description": "Lists files", "timeout": 5})
     assert isinstance(parsed, ShellParams) and parsed.timeout == 5
+
+
+async def test_with_the_real_permission_service_and_default_rules(project: Path, tmp_path: Path) -> None:
+    from shellpilot.bus import Bus
+    from shellpilot.permission import PermissionService, default_rules, grants_path
+
+    data = data_dir()
+    service = PermissionService(Bus(), grants_path(data, project), project_dir=project)
+    rules = default_rules(data)
+    tool = ShellTool(FAST, data)
+
+    def context(call_id: str) -> ToolContext:
+        return ToolContext(
+            session_id="ses_real", call_id=call_id, project_dir=project, ask=service.asker("ses_real", rules)
+        )
+
+    async def first_request() -> Any:
+        for _ in range(300):
+            if service.pending("ses_real"):
+                return service.pending("ses_real")[0]
+            await asyncio.sleep(0.01)
+        raise AssertionError("no permission request appeared")
+
+    # Read-only inside the project: no prompt at all.
+    (project / "a.txt").write_text("x")
+    quiet = await tool.execute(params("ls"), context("call_a"))
+    assert quiet.output == "a.txt\n" and service.pending() == []
+
+    # Reading a spill file needs no external_directory answer, only the bash one.
+    folder = tool_output_dir(data)
+    folder.mkdir(parents=True)
+    (folder / "tool_x").write_text("spilled\n")
+    task = asyncio.create_task(tool.execute(params(f"cat {folder}/tool_x"), context("call_c")))
+    request = await first_request()
+    assert request.permission == "bash"
+    service.reply(request.id, "once")
+    assert (await task).output == "spilled\n"
+
+    # A workdir outside the project waits for an answer; "reject" stops it before it runs.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    task = asyncio.create_task(tool.execute(params("touch ran", workdir=str(outside)), context("call_b")))
+    request = await first_request()
+    assert request.permission == "external_directory" and request.patterns == (f"{outside.resolve()}/*",)
+    service.reply(request.id, "reject")
+    with pytest.raises(PermissionRejected):
+        await task
+    assert not (outside / "ran").exists()
