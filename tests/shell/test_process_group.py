@@ -1,0 +1,38 @@
+"""Finding and killing a command's process group with real processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+from shellpilot.shell.child import ExitWatch, spawn
+from shellpilot.shell.process_group import group_members, terminate_group
+
+
+async def test_members_are_found_and_killed_with_grandchildren(tmp_path: Path) -> None:
+    script = "sleep 30 & (trap '' TERM; sleep 30) & echo ready; wait"
+    proc = spawn(["/bin/sh", "-c", script], cwd=tmp_path, env=os.environ)
+    watch = ExitWatch(proc)
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == b"ready\n"
+    members = group_members(proc.pid)
+    assert proc.pid in members and len(members) >= 3
+    started = time.monotonic()
+    assert await terminate_group(proc.pid, grace_s=0.3) == []
+    assert time.monotonic() - started < 4
+    assert group_members(proc.pid) == []
+    await asyncio.wait_for(watch.exited, 3)
+    watch.close()
+    proc.stdout.close()
+
+
+async def test_nothing_to_kill(tmp_path: Path) -> None:
+    proc = spawn(["/bin/sh", "-c", "exit 0"], cwd=tmp_path, env=os.environ)
+    assert proc.wait() == 0
+    assert proc.stdout is not None
+    proc.stdout.close()
+    assert group_members(proc.pid, quick=True) == []
+    assert group_members(proc.pid) == []
+    assert await terminate_group(proc.pid, grace_s=0.1) == []
