@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from pathlib import Path
 
 from shellpilot.shell.child import ExitWatch, spawn
@@ -19,9 +18,7 @@ async def test_members_are_found_and_killed_with_grandchildren(tmp_path: Path) -
     assert proc.stdout.readline() == b"ready\n"
     members = group_members(proc.pid)
     assert proc.pid in members and len(members) >= 3
-    started = time.monotonic()
     assert await terminate_group(proc.pid, grace_s=0.3) == []
-    assert time.monotonic() - started < 4
     assert group_members(proc.pid) == []
     await asyncio.wait_for(watch.exited, 3)
     watch.close()
