@@ -3,7 +3,9 @@
 Owns: timing `shellpilot.shell.scan` on benchmarks/data/commands.jsonl (one JSON string
 per line). Must not touch: anything but reading the corpus; prints figures, asserts nothing.
 
-Run: .venv/bin/python benchmarks/scan.py [--rounds N]
+Run: .venv/bin/python benchmarks/scan.py [--rounds N] [--profile]
+Times are CPU time of this process (time.process_time), best of N interleaved rounds, so
+that other load on a shared machine skews the ratio less.
 Targets (issue 2): >= 5,000 commands/s and full scan <= 3x bare parse.
 """
 

@@ -55,7 +55,6 @@ def scan(
     cwd: str | os.PathLike[str],
     project_dir: str | os.PathLike[str],
     shell: str = "bash",
-    fast: bool = True,
 ) -> Scan:
     """Scan `command` as `shell` would run it in `cwd`, for a project rooted at `project_dir`.
 
@@ -63,8 +62,7 @@ def scan(
     cmd a simple tokenizer; any other shell is scanned with the bash grammar and marked
     `unknown`. A relative `cwd` is taken relative to `project_dir`; a `cwd` outside the
     project is itself put in `dirs`. Never raises for bad commands: parse errors, unknown
-    syntax and internal failures set `unknown` with a reason. `fast=False` sends even a
-    plain `word word ...` line through tree-sitter (same result; used by tests/benchmark).
+    syntax and internal failures set `unknown` with a reason.
 
     Wrappers (sudo, doas, env, nohup, nice, ionice, timeout, stdbuf, time, command,
     builtin, exec, setsid, coproc, xargs, watch; a leading `\\`; an absolute program path)
@@ -97,7 +95,7 @@ def scan(
         else:
             if kind == "other":
                 builder.unknown(f"shell {shell!r} is not bash, PowerShell or cmd; scanned as bash")
-            scan_bash(command, (start,), builder, resolver, 0, fast=fast)
+            scan_bash(command, (start,), builder, resolver, 0)
     except Exception as err:  # a scanner bug must never mean "nothing to check"
         builder.unknown(f"scanner failure ({type(err).__name__}: {err})")
     if command.strip() and not builder.seen:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from shellpilot.shell.bash_nesting import NO_STDIN, BashNesting
 from shellpilot.shell.bash_words import BashWords
 from shellpilot.shell.parse import POSIX_SHELLS, parse
-from shellpilot.shell.plain_line import plain_commands
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
 from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
 from shellpilot.shell.shell_strings import FOREIGN_SHELLS
@@ -105,23 +104,9 @@ def _union(a: Cwds, b: Cwds) -> Cwds:
     return merged if len(merged) <= _MAX_CWDS else None
 
 
-def scan_bash(
-    source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResolver, depth: int, fast: bool = True
-) -> Cwds:
-    """Scan `source` with the bash grammar starting in `cwds`; returns the cwds after it.
-
-    `fast`: a line of plain words and `&& || ; |` skips tree-sitter (identical result).
-    """
-    scanner = _BashScanner(source, builder, resolver, depth)
-    if fast:
-        commands = plain_commands(source)
-        if commands is not None:
-            builder.seen = True
-            for words in commands:
-                start, end = words[0].start, words[-1].end
-                cwds = scanner.argv(words, source[start:end], start, end, cwds)
-            return cwds
-    return scanner.run(cwds)
+def scan_bash(source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResolver, depth: int) -> Cwds:
+    """Scan `source` with the bash grammar starting in `cwds`; returns the cwds after it."""
+    return _BashScanner(source, builder, resolver, depth).run(cwds)
 
 
 class _BashScanner(BashWords, BashNesting):
