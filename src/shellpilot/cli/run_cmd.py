@@ -98,10 +98,7 @@ async def _preflight(loop: AgentLoop, opts: RunOptions, command: str | None) -> 
     else the agent's, else the default; a continued session may still use its last model."""
     agent = loop.resolve_agent(opts.agent)
     model = opts.model
-    if command is not None:
-        from shellpilot.command.registry import CommandRegistry
-
-        assert isinstance(loop.commands, CommandRegistry)
+    if command is not None and loop.commands is not None:
         found = await loop.commands.get(command)
         model = found.model or model
         if found.agent:

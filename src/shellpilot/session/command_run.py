@@ -39,8 +39,7 @@ def _registry(loop: AgentLoop) -> CommandRegistry:
 
     if loop.commands is None:
         loop.commands = CommandRegistry(loop.project_dir, loop.config)
-    registry: CommandRegistry = loop.commands
-    return registry
+    return loop.commands
 
 
 async def run_command(

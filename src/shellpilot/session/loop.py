@@ -41,6 +41,7 @@ from shellpilot.tool.structured import StructuredOutputTool, structured_output_t
 from shellpilot.tool.task import SubtaskOutcome, SubtaskRequest, TaskTool
 
 if TYPE_CHECKING:
+    from shellpilot.command.registry import CommandRegistry
     from shellpilot.permission.rules import Rule
     from shellpilot.provider.registry import ProviderRegistry, ResolvedModel
     from shellpilot.session.service import SessionService
@@ -95,7 +96,7 @@ class AgentLoop:
         permissions: PermissionGate | None = None,
         tools: Sequence[Tool] | None = None,
         agents: AgentRegistry | None = None,
-        commands: Any | None = None,
+        commands: CommandRegistry | None = None,
         shell: str | None = None,
     ) -> None:
         self.service = service
@@ -133,11 +134,23 @@ class AgentLoop:
         self.post(user, [*extra, *self.file_parts(user, files), *parts])
         return await self.resume(session_id)
 
-    async def command(self, session_id: str, name: str, arguments: str = "", **options: Any) -> TurnResult:
-        """Run the slash command ``name`` (see ``command_run.run_command``)."""
+    async def command(
+        self,
+        session_id: str,
+        name: str,
+        arguments: str = "",
+        *,
+        agent: str | None = None,
+        model: str | None = None,
+        format: OutputFormat | dict[str, Any] | None = None,
+        files: Sequence[Path] = (),
+    ) -> TurnResult:
+        """Run the slash command ``/name arguments`` (see ``command_run.run_command``)."""
         from shellpilot.session.command_run import run_command
 
-        return await run_command(self, session_id, name, arguments, **options)
+        return await run_command(
+            self, session_id, name, arguments, agent=agent, model=model, format=format, files=files
+        )
 
     async def resume(self, session_id: str) -> TurnResult:
         """Run (or join) the loop on the session's stored history."""
