@@ -18,6 +18,7 @@ from shellpilot.agent.model import Agent
 from shellpilot.agent.registry import AgentRegistry
 from shellpilot.config.model import Config
 from shellpilot.errors import ProviderError
+from shellpilot.provider.base import ToolSpec
 from shellpilot.session.dispatch import CallEnv, CallOutcome, run_calls
 from shellpilot.session.models import (
     AssistantMessage,
@@ -29,7 +30,7 @@ from shellpilot.session.models import (
     UserMessage,
 )
 from shellpilot.session.outcome import close_message, error_of, verdict
-from shellpilot.session.request import build_request
+from shellpilot.session.request import build_request, tool_specs
 from shellpilot.session.step import StepResult, stream_step
 from shellpilot.session.stream_events import TurnFinished
 from shellpilot.session.subtask import ChildSessions, run_pending_subtask
@@ -57,6 +58,7 @@ class _Plan:
     env: CallEnv
     context: Environment
     agents_md: str | None
+    specs: list[ToolSpec]
 
     @property
     def captured(self) -> bool:
@@ -305,6 +307,7 @@ class AgentLoop:
             env,
             environment(self.project_dir, self._shell),
             read_agents_md(self.project_dir),
+            tool_specs(tools),
         )
 
     async def _step(
@@ -317,7 +320,7 @@ class AgentLoop:
             env=plan.context,
             agents_md=plan.agents_md,
             history=self.store.messages(message.session_id),
-            tools=plan.env.tools,
+            tools=plan.specs,
             structured_line=system_line() if plan.structured is not None else None,
             last_step=last,
         )

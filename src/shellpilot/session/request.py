@@ -43,6 +43,11 @@ def read_attachment(path: str) -> str | None:
     return text + ("\n[... file truncated ...]" if len(data) > FILE_MAX_BYTES else "")
 
 
+def tool_specs(tools: ToolRegistry) -> list[ToolSpec]:
+    """The provider-side specs of a registry's tools (JSON schemas built once per turn plan)."""
+    return [ToolSpec(**schema) for schema in tools.schemas()]
+
+
 def build_request(
     *,
     model: str,
@@ -50,7 +55,7 @@ def build_request(
     env: Environment,
     agents_md: str | None,
     history: Sequence[MessageWithParts],
-    tools: ToolRegistry,
+    tools: Sequence[ToolSpec],
     structured_line: str | None = None,
     last_step: bool = False,
 ) -> ModelRequest:
@@ -62,7 +67,7 @@ def build_request(
         model=model,
         system=system_prompt(agent, env, agents_md, extra),
         messages=to_model_messages(history, read_file=read_attachment),
-        tools=[ToolSpec(**schema) for schema in tools.schemas()],
+        tools=list(tools),
         tool_choice=choice,
         temperature=agent.temperature,
     )
