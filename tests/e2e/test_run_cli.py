@@ -227,15 +227,27 @@ def _result_line(stdout: str) -> dict[str, Any]:
     return last
 
 
-def test_command_with_structured_output(project: Path, server: ScriptedModelServer) -> None:
-    configure(project, server, "openai", command={"rate": {"template": "Rate $ARGUMENTS from 1 to 10"}})
+RATE = {"rate": {"template": "Rate $ARGUMENTS from 1 to 10"}}
+
+
+@pytest.mark.parametrize("protocol", BOTH)
+def test_command_with_valid_structured_output(
+    project: Path, server: ScriptedModelServer, protocol: WireProtocol
+) -> None:
+    configure(project, server, protocol, command=RATE)
     server.add(Turn(tool_calls=[ToolCall("structured_output", {"score": 7})]))
     valid = cli(project, "run", "--schema", SCHEMA, "--format", "json", "/rate", "the code")
     assert valid.returncode == 0, valid.stderr
     assert _result_line(valid.stdout)["structured"] == {"score": 7}
     assert server.requests[0].tool_choice() == "required"
+    assert "structured_output" in server.requests[0].tool_names()
     assert server.requests[0].user_texts()[0] == "Rate the code from 1 to 10"
 
+
+def test_command_with_structured_output_retry_and_text_only(
+    project: Path, server: ScriptedModelServer
+) -> None:
+    configure(project, server, "openai", command=RATE)
     server.add(
         Turn(tool_calls=[ToolCall("structured_output", {"score": "high"})]),
         Turn(tool_calls=[ToolCall("structured_output", {"score": 9})]),
