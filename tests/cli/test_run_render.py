@@ -54,7 +54,7 @@ def test_child_session_work_is_indented_and_errors_shown() -> None:
     task = {"description": "review the diff", "prompt": "p", "subagent_type": "general"}
     render(_tool(S, ToolRunning(input=task), tool="task", part_id="prt_2"))
     assert out.getvalue() == ""
-    assert err.getvalue() == "  │ $ rm x\n  │ ✗ denied by a rule\n⚙ task: review the diff\n"
+    assert err.getvalue() == "  │ $ rm x\n  │ ✗ denied by a rule\n⚙ general: review the diff\n"
 
 
 def test_json_lines() -> None:

@@ -17,10 +17,16 @@ _DIM, _RED, _RESET = "\x1b[2m", "\x1b[31m", "\x1b[0m"
 
 
 def _summary(tool: str, data: dict[str, Any]) -> str:
-    """One line naming a tool call: the command for bash, the description for task."""
-    value = data.get("command") or data.get("description") or json.dumps(data, ensure_ascii=False)
+    """One line naming a tool call: ``$ command`` for bash, ``⚙ agent: description`` for a
+    task, ``⚙ tool: arguments`` otherwise (cut to 100 characters)."""
+    if tool == "bash":
+        return f"$ {data.get('command', '')}"
+    if tool == "task":
+        head, value = f"⚙ {data.get('subagent_type', 'task')}", data.get("description") or data.get("prompt")
+    else:
+        head, value = f"⚙ {tool}", json.dumps(data, ensure_ascii=False)
     line = " ".join(str(value).split())
-    return f"{tool}: {line if len(line) <= 100 else line[:97] + '...'}"
+    return f"{head}: {line if len(line) <= 100 else line[:97] + '...'}"
 
 
 class TextRenderer:
@@ -72,12 +78,7 @@ class TextRenderer:
             return
         prefix = self._prefix(part)
         if key not in self._echoes:
-            header = (
-                f"$ {state.input.get('command', '')}"
-                if part.tool == "bash"
-                else "⚙ " + _summary(part.tool, state.input)
-            )
-            self._line(self._style(prefix + header, _DIM))
+            self._line(self._style(prefix + _summary(part.tool, state.input), _DIM))
             self._echoes[key] = LiveEcho(cast(TextIO, _Indented(self._err, prefix)))
         echo = self._echoes[key]
         output = state.metadata.get("output") if part.tool == "bash" else None
