@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from shellpilot.agent.model import Agent
 from shellpilot.agent.registry import AgentRegistry
 from shellpilot.config.model import Config
-from shellpilot.errors import ProviderError
+from shellpilot.errors import ProviderError, ShellpilotError
 from shellpilot.provider.base import ToolSpec
 from shellpilot.session.dispatch import CallEnv, CallOutcome, run_calls
 from shellpilot.session.models import (
@@ -86,7 +86,9 @@ class AgentLoop:
     data dir), with the providers and the permission service. ``prompt`` writes the
     user's message and runs the loop through ``RunState.ensure_running`` (one run per
     session; cancel via ``RunState.cancel``).
-    ``tools`` replaces the default tool list (the shell tool); ``task`` is always added.
+    ``tools`` replaces the default tool list (the shell tool); ``task`` is added outside
+    child sessions. ``shell`` names the shell for the system prompt (default: detected as
+    the shell tool does).
     """
 
     def __init__(
@@ -109,8 +111,19 @@ class AgentLoop:
         self.writer = service.writer
         self.agents = agents or AgentRegistry(self.config)
         self._tools = list(tools) if tools is not None else default_tools(self.config, self.data_dir)
-        self._shell = shell or self.config.shell.path
+        self._shell = shell
         self.children = ChildSessions(self)
+
+    def shell_name(self) -> str:
+        """The shell the model's commands run in (what the system prompt tells it)."""
+        if self._shell is None:
+            from shellpilot.shell.detect import detect_shell
+
+            try:
+                self._shell = detect_shell(configured=self.config.shell.path).name
+            except ShellpilotError:
+                self._shell = "sh"
+        return self._shell
 
     # -- entry points ---------------------------------------------------------------------
 
@@ -305,7 +318,7 @@ class AgentLoop:
             resolved,
             structured,
             env,
-            environment(self.project_dir, self._shell),
+            environment(self.project_dir, self.shell_name()),
             read_agents_md(self.project_dir),
             tool_specs(tools),
         )
