@@ -153,7 +153,9 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
     loop = _build_loop(ctx, err)
     await _preflight(loop, opts, name)
     session = _session(ctx, opts, f"/{name} {text}" if name else text)
-    renderer: Any = JsonRenderer(out) if opts.format == "json" else TextRenderer(session.id, out, err)
+    renderer: Any = (
+        JsonRenderer(out) if opts.format == "json" else TextRenderer(session.id, out, err, color=err.isatty())
+    )
     unlisten = ctx.bus.listen(renderer)
     fmt = {"type": "json_schema", "schema": opts.schema} if opts.schema else None
     running = asyncio.get_running_loop()
