@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shellpilot.permission.arity import ARITY, prefix
+from shellpilot.permission.arity import ARITY, prefix, prefix_text
 
 CASES: list[tuple[str, str]] = [
     ("", ""),
@@ -80,6 +80,12 @@ CASES: list[tuple[str, str]] = [
 @pytest.mark.parametrize(("command", "expected"), CASES, ids=[c[0] or "<empty>" for c in CASES])
 def test_prefix(command: str, expected: str) -> None:
     assert prefix(command.split()) == expected.split()
+
+
+@pytest.mark.parametrize(("command", "expected"), CASES, ids=[c[0] or "<empty>" for c in CASES])
+def test_prefix_text_is_the_joined_prefix(command: str, expected: str) -> None:
+    assert prefix_text(command.split()) == expected
+    assert prefix_text(tuple(command.split())) == expected
 
 
 def test_prefix_never_returns_more_than_given() -> None:

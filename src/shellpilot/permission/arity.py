@@ -216,7 +216,7 @@ docker container exec
 _EXPLICIT = {"bash -c": 2, "sh -c": 2, "zsh -c": 2, "dash -c": 2, "ksh -c": 2, "systemctl --user": 3}
 
 
-def _build() -> Mapping[str, int]:
+def _build() -> dict[str, int]:
     table: dict[str, int] = {}
     for block, arity in ((_ONE, 1), (_TWO, 2), (_THREE_NAMES, 3)):
         for name in block.split():
@@ -226,20 +226,23 @@ def _build() -> Mapping[str, int]:
             key = " ".join(line.split())
             table[key] = arity
     table.update(_EXPLICIT)
-    return MappingProxyType(table)
+    return table
 
 
-ARITY: Mapping[str, int] = _build()
+# Plain dicts for the lookups (a mappingproxy's .get costs an extra call); never mutated
+# after import, and only the read-only views below are public.
+_TABLE = _build()
+ARITY: Mapping[str, int] = MappingProxyType(_TABLE)
 """Read-only table: space-joined token run -> number of tokens that name the command."""
 
 
-def _head_lengths() -> Mapping[str, int]:
+def _head_lengths() -> dict[str, int]:
     lengths: dict[str, int] = {}
-    for key in ARITY:
+    for key in _TABLE:
         parts = key.split()
         if len(parts) > 1:
             lengths[parts[0]] = max(lengths.get(parts[0], 0), len(parts))
-    return MappingProxyType(lengths)
+    return lengths
 
 
 _HEAD_LENGTHS = _head_lengths()
@@ -260,7 +263,24 @@ def prefix(tokens: Sequence[str]) -> list[str]:
     longest = _HEAD_LENGTHS.get(first)
     if longest is not None:
         for length in range(min(len(tokens), longest), 1, -1):
-            arity = ARITY.get(" ".join(tokens[:length]))
+            arity = _TABLE.get(" ".join(tokens[:length]))
             if arity is not None:
                 return list(tokens[:arity])
-    return list(tokens[: ARITY.get(first, 1)])
+    return list(tokens[: _TABLE.get(first, 1)])
+
+
+def prefix_text(tokens: Sequence[str]) -> str:
+    """`" ".join(prefix(tokens))`, without the intermediate list for the common cases.
+
+    The scanner calls this once per simple command for its always-pattern, so the
+    one-token and plain-table cases skip the multi-token search. Empty input -> `""`.
+    """
+    if not tokens:
+        return ""
+    first = tokens[0]
+    if first not in _HEAD_LENGTHS:
+        arity = _TABLE.get(first, 1)
+        if arity == 1 or len(tokens) == 1:
+            return first
+        return " ".join(tokens[:arity])
+    return " ".join(prefix(tokens))

@@ -81,7 +81,7 @@ def scan(
     Source: issue 2 §2; spec §2.3 ("Permission scan") and §7.2 (its gaps, closed here).
     """
     project = _absolute(os.fspath(project_dir), None)
-    start = _absolute(os.fspath(cwd), project)
+    start = _normalised(os.fspath(cwd), project)
     builder = ScanBuilder()
     resolver = PathResolver(project, None, builder.outside, builder.unknown)
     if not resolver.inside(start):

@@ -6,9 +6,11 @@ Must not touch: parsing, shells or permission rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from shellpilot.permission.arity import prefix as arity_prefix
+from shellpilot.permission.arity import prefix_text as arity_text
 
 MAX_DEPTH = 8
 """How deep `bash -c` / `eval` strings are re-parsed before giving up."""
@@ -56,6 +58,25 @@ class Scan:
     commands: list[ScannedCommand]
 
 
+_new = object.__new__
+
+
+def _setters(cls: type, names: str) -> list[Callable[[Any, Any], None]]:
+    """The slot descriptors' setters of `cls`'s fields `names` (space-separated)."""
+    return [cls.__dict__[name].__set__ for name in names.split()]
+
+
+# A frozen dataclass's generated __init__ sets each field through object.__setattr__ (a
+# Python-level call per field); the builder fills the slots directly, about 0.4 us less
+# per object. The objects are the same frozen dataclasses (eq, repr, immutability).
+_SET_TEXT, _SET_ARGV, _SET_ALWAYS, _SET_DYNAMIC, _SET_WRAPPERS = _setters(
+    ScannedCommand, "text argv always dynamic wrappers"
+)
+_SET_PATTERNS, _SET_ALWAYS_LIST, _SET_DIRS, _SET_UNKNOWN, _SET_REASONS, _SET_COMMANDS = _setters(
+    Scan, "patterns always dirs unknown reasons commands"
+)
+
+
 class ScanBuilder:
     """Accumulates one scan's results in order, de-duplicated (dict keys as ordered sets)."""
 
@@ -80,14 +101,20 @@ class ScanBuilder:
     ) -> None:
         """Record one simple command (see `Scan` for the wrapped-command patterns)."""
         self.seen = True
-        always = " ".join(arity_prefix(argv)) + " *"
+        always = arity_text(argv) + " *"
         self._patterns[text] = None
         if inner_text and inner_text != text:
             self._patterns[inner_text] = None
         self._always[always] = None
         if prefix_text:
             self._always[prefix_text + " " + always] = None
-        self.commands.append(ScannedCommand(text, argv, always, dynamic, wrappers or []))
+        command: ScannedCommand = _new(ScannedCommand)
+        _SET_TEXT(command, text)
+        _SET_ARGV(command, argv)
+        _SET_ALWAYS(command, always)
+        _SET_DYNAMIC(command, dynamic)
+        _SET_WRAPPERS(command, wrappers or [])
+        self.commands.append(command)
 
     def outside(self, path: str) -> None:
         """Record an absolute directory outside the project."""
@@ -99,11 +126,11 @@ class ScanBuilder:
 
     def build(self) -> Scan:
         """The frozen result."""
-        return Scan(
-            patterns=list(self._patterns),
-            always=list(self._always),
-            dirs=list(self._dirs),
-            unknown=bool(self._reasons),
-            reasons=list(self._reasons),
-            commands=self.commands,
-        )
+        scan: Scan = _new(Scan)
+        _SET_PATTERNS(scan, list(self._patterns))
+        _SET_ALWAYS_LIST(scan, list(self._always))
+        _SET_DIRS(scan, list(self._dirs))
+        _SET_UNKNOWN(scan, bool(self._reasons))
+        _SET_REASONS(scan, list(self._reasons))
+        _SET_COMMANDS(scan, self.commands)
+        return scan
