@@ -203,46 +203,68 @@ def test_description_and_schema() -> None:
 async def test_with_the_real_permission_service_and_default_rules(project: Path, tmp_path: Path) -> None:
     from shellpilot.bus import Bus
     from shellpilot.permission import PermissionService, default_rules, grants_path
+    from shellpilot.permission.events import PermissionAsked, PermissionRequest
 
     data = data_dir()
-    service = PermissionService(Bus(), grants_path(data, project), project_dir=project)
+    bus = Bus()
+    service = PermissionService(bus, grants_path(data, project), project_dir=project)
     rules = default_rules(data)
     tool = ShellTool(FAST, data)
+    asked: asyncio.Queue[PermissionRequest] = asyncio.Queue()
+    bus.listen(lambda event: asked.put_nowait(event.request) if isinstance(event, PermissionAsked) else None)
 
-    def context(call_id: str) -> ToolContext:
-        return ToolContext(
-            session_id="ses_real", call_id=call_id, project_dir=project, ask=service.asker("ses_real", rules)
-        )
+    def start(command: str, call_id: str, **kw: Any) -> asyncio.Task[Any]:
+        ask = service.asker("ses_real", rules)
+        ctx = ToolContext(session_id="ses_real", call_id=call_id, project_dir=project, ask=ask)
+        return asyncio.create_task(tool.execute(params(command, **kw), ctx))
 
-    async def first_request() -> Any:
-        for _ in range(300):
-            if service.pending("ses_real"):
-                return service.pending("ses_real")[0]
-            await asyncio.sleep(0.01)
-        raise AssertionError("no permission request appeared")
+    async def next_event(call: asyncio.Task[Any]) -> PermissionRequest | None:
+        """The call's next permission request, or None when the call ended first. Nothing
+        here waits on a prompt nobody answers: a call that asks where it should not fails
+        the test at once instead of hanging until pytest's timeout."""
+        request = asyncio.ensure_future(asked.get())
+        try:
+            await asyncio.wait({request, call}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            request.cancel()
+        if request.done() and not request.cancelled():
+            return request.result()
+        assert call.done(), "the call neither asked nor finished"
+        return None
+
+    async def quiet(call: asyncio.Task[Any]) -> Any:
+        request = await next_event(call)
+        assert request is None, f"unexpected permission request {request}"
+        return call.result()
+
+    async def first_request(call: asyncio.Task[Any]) -> PermissionRequest:
+        request = await next_event(call)
+        assert request is not None, f"the call ended without asking: {call}"
+        assert service.pending("ses_real") == [request]
+        return request
 
     # Read-only inside the project: no prompt at all.
     (project / "a.txt").write_text("x")
-    quiet = await tool.execute(params("ls"), context("call_a"))
-    assert quiet.output == "a.txt\n" and service.pending() == []
+    result = await quiet(start("ls", "call_a"))
+    assert result.output == "a.txt\n" and service.pending() == []
 
     # Reading a spill file needs no external_directory answer, only the bash one.
     folder = tool_output_dir(data)
     folder.mkdir(parents=True)
     (folder / "tool_x").write_text("spilled\n")
-    task = asyncio.create_task(tool.execute(params(f"cat {folder}/tool_x"), context("call_c")))
-    request = await first_request()
+    call = start(f"cat {folder}/tool_x", "call_c")
+    request = await first_request(call)
     assert request.permission == "bash"
     service.reply(request.id, "once")
-    assert (await task).output == "spilled\n"
+    assert (await quiet(call)).output == "spilled\n"
 
     # A workdir outside the project waits for an answer; "reject" stops it before it runs.
     outside = tmp_path / "outside"
     outside.mkdir()
-    task = asyncio.create_task(tool.execute(params("touch ran", workdir=str(outside)), context("call_b")))
-    request = await first_request()
+    call = start("touch ran", "call_b", workdir=str(outside))
+    request = await first_request(call)
     assert request.permission == "external_directory" and request.patterns == (f"{outside.resolve()}/*",)
     service.reply(request.id, "reject")
     with pytest.raises(PermissionRejected):
-        await task
-    assert not (outside / "ran").exists()
+        await quiet(call)
+    assert not (outside / "ran").exists() and service.pending() == []
