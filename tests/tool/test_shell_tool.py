@@ -150,17 +150,22 @@ async def test_bad_input_fails_before_any_ask(project: Path) -> None:
 
 
 async def test_timeout_and_abort_are_reported(project: Path) -> None:
+    # 1 s, not less: "begin" must be out before the timer fires, even on a loaded machine.
     tool, ctx, _ = make(project, Asks())
-    timed = await tool.execute(params("echo begin; sleep 30", timeout=300), ctx)
+    timed = await tool.execute(params("echo begin; sleep 30", timeout=1000), ctx)
     assert timed.metadata["timed_out"] and timed.metadata["exit"] is None
-    assert timed.output.startswith("begin") and "300 ms timeout" in timed.output
+    assert timed.output.startswith("begin") and "1000 ms timeout" in timed.output
 
+    # Abort once the command is seen running (its live output), not after a guessed sleep.
     tool, ctx, _ = make(project, Asks())
+    running = asyncio.Event()
+    ctx.metadata = lambda title, values: running.set() if "begin" in values["output"] else None
     task = asyncio.create_task(tool.execute(params("echo begin; sleep 30"), ctx))
-    await asyncio.sleep(0.3)
+    await asyncio.wait_for(running.wait(), 10)
     ctx.abort.set()
-    aborted = await asyncio.wait_for(task, 5)
-    assert aborted.metadata["aborted"] and "aborted by the user" in aborted.output
+    aborted = await asyncio.wait_for(task, 10)
+    assert aborted.metadata["aborted"] and aborted.metadata["exit"] is None
+    assert aborted.output.startswith("begin") and "aborted by the user" in aborted.output
 
 
 async def test_long_output_is_truncated_into_the_data_dir(project: Path) -> None:
