@@ -7,7 +7,7 @@ dynamic parts). Must not touch: statements, paths or results (scan_bash.py does 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from shellpilot.shell.words import Word
@@ -62,7 +62,7 @@ def _ansi_unescape(match: re.Match[str]) -> str:
 
 
 class BashWords:
-    """Word evaluation for a scanner that provides `text`, `slice()` and `nested()`.
+    """Word evaluation for a scanner that provides `text`, `kinds`, `slice()` and `nested()`.
 
     `nested(node, cwds)` is called for every dynamic part that may hold commands
     (`$(..)`, `${x:-$(..)}`, `$((..))`), so substitutions inside words are scanned.
@@ -70,6 +70,7 @@ class BashWords:
 
     __slots__ = ()
     text: str | None
+    kinds: Mapping[int, str]
 
     def slice(self, start: int, end: int) -> str:
         raise NotImplementedError
@@ -85,7 +86,7 @@ class BashWords:
         return self.compound(node, children, cwds)
 
     def word(self, node: Node, cwds: Cwds) -> Word:
-        kind = node.type
+        kind = self.kinds[node.kind_id]
         start = node.start_byte
         end = node.end_byte
         text = self.text
@@ -111,7 +112,7 @@ class BashWords:
         return Word(joined, raw, start, end, False, joined)
 
     def parts(self, node: Node, parts: list[str], state: list[bool], cwds: Cwds) -> None:
-        kind = node.type
+        kind = self.kinds[node.kind_id]
         if kind == "word" or kind == "number":
             raw = self.slice(node.start_byte, node.end_byte)
             parts.append(_WORD_ESCAPE.sub(_word_unescape, raw) if "\\" in raw else raw)
@@ -119,7 +120,7 @@ class BashWords:
             parts.append(self.slice(node.start_byte + 1, node.end_byte - 1))
         elif kind in ("string", "translated_string"):
             for child in node.children:
-                ckind = child.type
+                ckind = self.kinds[child.kind_id]
                 if ckind == "string_content":
                     raw = self.slice(child.start_byte, child.end_byte)
                     parts.append(_DQ_ESCAPE.sub(_dq_unescape, raw) if "\\" in raw else raw)

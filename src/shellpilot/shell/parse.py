@@ -6,7 +6,9 @@ Must not touch: what the tree means (scan.py and its helpers) or running anythin
 
 from __future__ import annotations
 
+import sys
 import threading
+from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
@@ -19,14 +21,22 @@ POSIX_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
 POWERSHELLS = frozenset({"pwsh", "powershell"})
 
 
-class _Loaded:
-    """One grammar's parser and the lock that serialises its use across threads."""
+_ERROR_IDS = (65534, 65535)
+"""tree-sitter's built-in `_ERROR` and `ERROR` symbols (outside `node_kind_count`)."""
 
-    __slots__ = ("lock", "parser")
+
+class _Loaded:
+    """One grammar's parser, its node-kind names and the lock that serialises parsing."""
+
+    __slots__ = ("kinds", "lock", "parser")
 
     def __init__(self, parser: Parser) -> None:
         self.parser = parser
         self.lock = threading.Lock()
+        language = parser.language
+        assert language is not None
+        ids = [*range(language.node_kind_count), *_ERROR_IDS]
+        self.kinds: Mapping[int, str] = {i: sys.intern(language.node_kind_for_id(i) or "") for i in ids}
 
 
 @cache
@@ -43,6 +53,16 @@ def _loaded(grammar: Grammar) -> _Loaded:
 
         language = Language(tree_sitter_powershell.language())
     return _Loaded(Parser(language))
+
+
+def kind_names(grammar: Grammar) -> Mapping[int, str]:
+    """`Node.kind_id` -> the name `Node.type` gives, for every kind `grammar` can produce.
+
+    `node.type` builds a new str on every access; looking the id up here returns one
+    interned str per kind, so comparisons and set lookups on it are cheap (the scanner
+    reads every node's kind). Loads the grammar on first use, like `parse`.
+    """
+    return _loaded(grammar).kinds
 
 
 def parse(source: bytes, grammar: Grammar) -> Tree:

@@ -27,6 +27,19 @@ def _normalised(path: str, base: str | None) -> str:
     return os.path.normpath(path)
 
 
+@lru_cache(maxsize=256)
+def _places(project_dir: str, cwd: str) -> tuple[str, str] | None:
+    """(project, start cwd), both absolute and normalised, for an absolute `project_dir`.
+
+    `None` for a relative `project_dir`: it depends on the process cwd, so it is not cached.
+    Pure otherwise: one cached call instead of two normalisations per scan.
+    """
+    if not os.path.isabs(project_dir):
+        return None
+    project = os.path.normpath(project_dir)
+    return project, _normalised(cwd, project)
+
+
 def _absolute(path: str, base: str | None) -> str:
     """`path` made absolute (against `base`, else the process cwd) and normalised."""
     if base is None and not os.path.isabs(path):
@@ -80,8 +93,14 @@ def scan(
     no command (only comments), and any other shell than bash/PowerShell/cmd.
     Source: issue 2 §2; spec §2.3 ("Permission scan") and §7.2 (its gaps, closed here).
     """
-    project = _absolute(os.fspath(project_dir), None)
-    start = _normalised(os.fspath(cwd), project)
+    project_text = os.fspath(project_dir)
+    cwd_text = os.fspath(cwd)
+    placed = _places(project_text, cwd_text)
+    if placed is None:
+        project = _absolute(project_text, None)
+        start = _normalised(cwd_text, project)
+    else:
+        project, start = placed
     builder = ScanBuilder()
     resolver = PathResolver(project, None, builder.outside, builder.unknown)
     if not resolver.inside(start):

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 from shellpilot.shell.bash_nesting import NO_STDIN, BashNesting
 from shellpilot.shell.bash_words import BashWords
-from shellpilot.shell.parse import POSIX_SHELLS, parse
+from shellpilot.shell.parse import POSIX_SHELLS, kind_names, parse
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
 from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
 from shellpilot.shell.shell_strings import FOREIGN_SHELLS
-from shellpilot.shell.words import Word
+from shellpilot.shell.words import Word, plain_word
 from shellpilot.shell.wrappers import WRAPPERS, program_name, unwrap
 
 if TYPE_CHECKING:
@@ -56,6 +56,8 @@ _STATEMENTS = frozenset(
     }
 )
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
+# Commands whose arguments carry more command text to scan (see BashNesting).
+_RUNS_TEXT = POSIX_SHELLS | FOREIGN_SHELLS | {"eval", "find", "trap", "su", "runuser"}
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 # Nodes that carry no command of their own (only maybe nested substitutions).
 _PASSIVE = frozenset(
@@ -110,12 +112,13 @@ def scan_bash(source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResol
 
 
 class _BashScanner(BashWords, BashNesting):
-    __slots__ = ("builder", "data", "depth", "resolver", "stack", "stdin", "text")
+    __slots__ = ("builder", "data", "depth", "kinds", "resolver", "stack", "stdin", "text")
 
     def __init__(self, source: str, builder: ScanBuilder, resolver: PathResolver, depth: int) -> None:
         self.data = source.encode()
         # Byte offsets equal str offsets for ASCII text: slice the str, no decoding.
         self.text: str | None = source if source.isascii() else None
+        self.kinds = kind_names("bash")
         self.builder = builder
         self.resolver = resolver
         self.depth = depth
@@ -149,7 +152,7 @@ class _BashScanner(BashWords, BashNesting):
         return cwds
 
     def stmt(self, node: Node, cwds: Cwds) -> Cwds:
-        kind = node.type
+        kind = self.kinds[node.kind_id]
         if kind == "command":
             return self.simple(node, node, cwds)
         if kind == "list":
@@ -202,10 +205,11 @@ class _BashScanner(BashWords, BashNesting):
 
     def nested(self, node: Node, cwds: Cwds) -> None:
         """Scan the command substitutions anywhere below `node` (not commands themselves)."""
+        kinds = self.kinds
         todo = [node]
         while todo:
             current = todo.pop()
-            kind = current.type
+            kind = kinds[current.kind_id]
             if kind in _SUBSTITUTIONS:
                 self.sequence(current.children, cwds)
             elif current.child_count:
@@ -215,12 +219,13 @@ class _BashScanner(BashWords, BashNesting):
                     todo.extend(current.children)
 
     def redirected(self, node: Node, cwds: Cwds) -> Cwds:
+        kinds = self.kinds
         body = None
         for child in node.children:
-            if child.type not in _REDIRECTS and child.is_named:
+            if kinds[child.kind_id] not in _REDIRECTS and child.is_named:
                 body = child
                 break
-        if body is not None and body.type == "command":
+        if body is not None and kinds[body.kind_id] == "command":
             return self.simple(body, node, cwds)
         out = cwds
         if body is not None:
@@ -228,19 +233,20 @@ class _BashScanner(BashWords, BashNesting):
         else:
             self.builder.seen = True
         for child in node.children:
-            if child.type in _REDIRECTS:
+            if kinds[child.kind_id] in _REDIRECTS:
                 self.redirect(child, cwds, [])
         return out
 
     def redirect(self, node: Node, cwds: Cwds, excluded: list[tuple[int, int]]) -> None:
-        kind = node.type
+        kinds = self.kinds
+        kind = kinds[node.kind_id]
         if kind == "file_redirect":
             op = ""
             dest: Node | None = None
             for child in node.children:
                 if not child.is_named:
-                    op = child.type
-                elif child.type != "file_descriptor" and dest is None:
+                    op = kinds[child.kind_id]
+                elif kinds[child.kind_id] != "file_descriptor" and dest is None:
                     dest = child
             if dest is None:
                 return
@@ -251,7 +257,7 @@ class _BashScanner(BashWords, BashNesting):
         elif kind == "heredoc_redirect":
             quoted = False
             for child in node.children:
-                ckind = child.type
+                ckind = kinds[child.kind_id]
                 if ckind == "file_redirect":
                     self.redirect(child, cwds, excluded)
                 elif ckind == "heredoc_start":
@@ -259,7 +265,7 @@ class _BashScanner(BashWords, BashNesting):
                 elif ckind == "heredoc_body":
                     self.nested(child, cwds)
                     literal = quoted or not any(
-                        c.is_named and c.type != "heredoc_content" for c in child.children
+                        c.is_named and kinds[c.kind_id] != "heredoc_content" for c in child.children
                     )
                     self.stdin = self.slice(child.start_byte, child.end_byte) if literal else None
                 elif child.is_named and ckind in _STATEMENTS:
@@ -276,29 +282,50 @@ class _BashScanner(BashWords, BashNesting):
     # simple commands ----------------------------------------------------------------------
 
     def simple(self, node: Node, outer: Node, cwds: Cwds) -> Cwds:
+        kinds = self.kinds
+        source = self.text
         words: list[Word] = []
         redirects: list[Node] = []
         grouped = False
+        evaluated = False  # some word went through word()/container() (it may be dynamic)
         for child in node.children:
-            kind = child.type
+            kind = kinds[child.kind_id]
             if kind == "command_name":
                 inner = child.children
-                words.append(self.word(inner[0], cwds) if len(inner) == 1 else self.container(child, cwds))
-            elif kind == "variable_assignment":
-                self.nested(child, cwds)
-            elif kind in _REDIRECTS:
-                redirects.append(child)
-            elif kind == "subshell" or kind == "compound_statement":
-                self.stmt(child, cwds)  # `time (a && b)`: the group's commands stand alone
-                grouped = True
-            elif child.is_named and kind != "comment":
-                words.append(self.word(child, cwds))
+                if len(inner) != 1:
+                    words.append(self.container(child, cwds))
+                    evaluated = True
+                    continue
+                child = inner[0]
+                kind = kinds[child.kind_id]
+            elif kind != "word":
+                if kind in _REDIRECTS:
+                    redirects.append(child)
+                elif kind == "variable_assignment":
+                    self.nested(child, cwds)
+                elif kind == "subshell" or kind == "compound_statement":
+                    self.stmt(child, cwds)  # `time (a && b)`: the group's commands stand alone
+                    grouped = True
+                elif kind != "comment" and child.is_named:
+                    words.append(self.word(child, cwds))
+                    evaluated = True
+                continue
+            if kind == "word" and source is not None:
+                # The common case inlined (see BashWords.word): a plain ASCII word is its value.
+                start = child.start_byte
+                end = child.end_byte
+                raw = source[start:end]
+                if "\\" not in raw:
+                    words.append(plain_word(raw, start, end))
+                    continue
+            words.append(self.word(child, cwds))
+            evaluated = True
         if grouped and len(words) == 1 and words[0].value in ("time", "coproc", "nohup"):
             self.builder.seen = True
             return cwds
         if outer is not node:
             for child in outer.children:
-                if child.type in _REDIRECTS:
+                if kinds[child.kind_id] in _REDIRECTS:
                     redirects.append(child)
         excluded: list[tuple[int, int]] = []
         if redirects:
@@ -317,10 +344,9 @@ class _BashScanner(BashWords, BashNesting):
             parts.append(self.slice(at, end))
             text = "".join(parts).strip()
         else:
-            source = self.text
             text = source[start:end] if source is not None else self.slice(start, end)
         try:
-            return self.argv(words, text, start, end, cwds)
+            return self.argv(words, text, start, end, cwds, evaluated)
         finally:
             self.stdin = NO_STDIN
 
@@ -329,7 +355,7 @@ class _BashScanner(BashWords, BashNesting):
         dynamic = False
         for child in node.children:
             if not child.is_named:
-                argv.append(child.type)
+                argv.append(self.kinds[child.kind_id])
                 continue
             raw = self.slice(child.start_byte, child.end_byte)
             if "$" in raw or "`" in raw:
@@ -338,29 +364,33 @@ class _BashScanner(BashWords, BashNesting):
             argv.append(raw)
         self.builder.command(self.slice(outer.start_byte, outer.end_byte), argv, dynamic)
 
-    def argv(self, words: list[Word], text: str, start: int, end: int, cwds: Cwds) -> Cwds:
-        """Judge one simple command given its words (name first) and its pattern text."""
+    def argv(
+        self, words: list[Word], text: str, start: int, end: int, cwds: Cwds, dynamic_words: bool = True
+    ) -> Cwds:
+        """Judge one simple command given its words (name first) and its pattern text.
+
+        `dynamic_words=False` promises that no word is dynamic (saves looking).
+        """
         builder = self.builder
         resolver = self.resolver
-        first = words[0].value
-        unwrapped = None
-        if len(words) > 1 and (first in WRAPPERS or first[:1] in "/\\"):
-            unwrapped = unwrap(words)
-        index = 0
+        head = words[0]
+        name = head.value
         wrappers: list[str] = []
         run_cwds = cwds
-        if unwrapped is not None:
-            index = unwrapped.index
+        real = words
+        if len(words) > 1 and (name in WRAPPERS or name[:1] in "/\\"):
+            unwrapped = unwrap(words)
             wrappers = unwrapped.wrappers
             if unwrapped.problem:
                 builder.unknown(unwrapped.problem)
             for path in unwrapped.paths:
-                resolver.check(path, cwds, wrappers[0] if wrappers else words[0].value)
+                resolver.check(path, cwds, wrappers[0] if wrappers else name)
             if unwrapped.chdir is not None:
                 run_cwds = resolver.cd(unwrapped.chdir, cwds, "a wrapper's working directory")
-        real = words[index:] if index else words
-        head = real[0]
-        name = head.value
+            if unwrapped.index:
+                real = words[unwrapped.index :]
+                head = real[0]
+                name = head.value
         if head.dynamic:
             builder.unknown(f"dynamic command name {head.raw}")
         elif name[:1] in "/\\":
@@ -371,12 +401,9 @@ class _BashScanner(BashWords, BashNesting):
             builder.seen = True
             return self.cd(name, real[1:], run_cwds)
         args = real[1:]
-        argv = [name]
-        dynamic = head.dynamic
-        for word in args:
-            argv.append(word.value)
-            if word.dynamic:
-                dynamic = True
+        argv = [word.value for word in real]
+        argv[0] = name
+        dynamic = dynamic_words and any(word.dynamic for word in real)
         # The real command's own text, normalised: `sudo /usr/bin/rm x` -> `rm x`, so a rule
         # written for the real command (`rm *`) sees it whatever wraps it.
         inner = prefix = ""
@@ -384,27 +411,29 @@ class _BashScanner(BashWords, BashNesting):
             inner = name + self.slice(head.end, end)
             prefix = self.slice(start, head.start).strip()
         builder.command(text, argv, dynamic, wrappers, inner, prefix)
-        operands = path_operands(name, args) if name in SPECS or name == "find" else None
-        if operands:
-            if "xargs" in wrappers:
+        if name in SPECS or name == "find":
+            operands = path_operands(name, args)
+            if operands:
+                if "xargs" in wrappers:
+                    builder.unknown(f"xargs passes paths from its input to {name}")
+                for word in operands:
+                    if word.value != "{}":
+                        resolver.check(word, run_cwds, name)
+            elif "xargs" in wrappers and name in SPECS and SPECS[name].operands != "none":
                 builder.unknown(f"xargs passes paths from its input to {name}")
-            for word in operands:
-                if word.value != "{}":
-                    resolver.check(word, run_cwds, name)
-        elif "xargs" in wrappers and name in SPECS and SPECS[name].operands != "none":
-            builder.unknown(f"xargs passes paths from its input to {name}")
-        if name in POSIX_SHELLS:
-            self.shell(name, args, run_cwds)
-        elif name in FOREIGN_SHELLS:
-            self.foreign(name, args, run_cwds)
-        elif name == "eval":
-            self.eval(args, run_cwds)
-        elif name == "find":
-            self.find_exec(args, run_cwds)
-        elif name == "trap":
-            self.trap(args, run_cwds)
-        elif name in ("su", "runuser"):
-            self.su(name, args, run_cwds)
+        if name in _RUNS_TEXT:
+            if name in POSIX_SHELLS:
+                self.shell(name, args, run_cwds)
+            elif name in FOREIGN_SHELLS:
+                self.foreign(name, args, run_cwds)
+            elif name == "eval":
+                self.eval(args, run_cwds)
+            elif name == "find":
+                self.find_exec(args, run_cwds)
+            elif name == "trap":
+                self.trap(args, run_cwds)
+            else:
+                self.su(name, args, run_cwds)
         return cwds
 
     def cd(self, name: str, args: list[Word], cwds: Cwds) -> Cwds:

@@ -215,6 +215,23 @@ def path_operands(name: str, args: Sequence[Word]) -> list[Word] | None:
     spec = SPECS.get(name)
     if spec is None:
         return None
+    if name != "dd" and name != "tar":
+        for arg in args:
+            if arg.value[:1] == "-":
+                break
+        else:
+            # No option-like word (the common case): the getopt walk below would make
+            # every argument an operand, or none after a `global_only` command's first.
+            if spec.global_only:
+                return []
+            kind = spec.operands
+            if kind == "all":
+                return list(args)
+            if kind == "skip1":
+                return list(args[1:])
+            if kind == "first":
+                return list(args[:1])
+            return []
     out: list[Word] = []
     operands: list[Word] = []
     scripted = False
