@@ -270,17 +270,22 @@ def prefix(tokens: Sequence[str]) -> list[str]:
 
 
 def prefix_text(tokens: Sequence[str]) -> str:
-    """`" ".join(prefix(tokens))`, without the intermediate list for the common cases.
+    """`" ".join(prefix(tokens))`, without the intermediate list (same search as `prefix`).
 
-    The scanner calls this once per simple command for its always-pattern, so the
-    one-token and plain-table cases skip the multi-token search. Empty input -> `""`.
+    The scanner calls this once per simple command for its always-pattern; a table hit
+    of the searched length is the joined key itself. Empty input -> `""`.
     """
     if not tokens:
         return ""
     first = tokens[0]
-    if first not in _HEAD_LENGTHS:
-        arity = _TABLE.get(first, 1)
-        if arity == 1 or len(tokens) == 1:
-            return first
-        return " ".join(tokens[:arity])
-    return " ".join(prefix(tokens))
+    longest = _HEAD_LENGTHS.get(first)
+    if longest is not None:
+        for length in range(min(len(tokens), longest), 1, -1):
+            key = " ".join(tokens[:length])
+            arity = _TABLE.get(key)
+            if arity is not None:
+                return key if arity == length else " ".join(tokens[:arity])
+    arity = _TABLE.get(first, 1)
+    if arity == 1 or len(tokens) == 1:
+        return first
+    return " ".join(tokens[:arity])
