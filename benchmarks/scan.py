@@ -4,8 +4,9 @@ Owns: timing `shellpilot.shell.scan` on benchmarks/data/commands.jsonl (one JSON
 per line). Must not touch: anything but reading the corpus; prints figures, asserts nothing.
 
 Run: .venv/bin/python benchmarks/scan.py [--rounds N] [--profile]
-Times are CPU time of this process (time.process_time), best of N interleaved rounds, so
-that other load on a shared machine skews the ratio less.
+Times are CPU time of this process (time.process_time), best of N interleaved rounds
+(default 15: on a shared 2-core box single rounds vary by 25%), so that other load skews
+the ratio less; both sides call the same `parse()` with the same reused parser.
 Targets (issue 2): >= 5,000 commands/s and full scan <= 3x bare parse.
 """
 
@@ -32,7 +33,7 @@ def load() -> list[str]:
 
 
 def best_of(rounds: int, fn: object) -> float:
-    """Fastest wall time (s) of `rounds` calls of `fn` (a no-argument callable)."""
+    """Least CPU time (s) of `rounds` calls of `fn` (a no-argument callable)."""
     assert callable(fn)
     best = float("inf")
     for _ in range(rounds):
@@ -44,7 +45,7 @@ def best_of(rounds: int, fn: object) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--profile", action="store_true", help="print the top functions of one scan pass")
     args = parser.parse_args()
     commands = load()
