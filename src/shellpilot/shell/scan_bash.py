@@ -287,18 +287,19 @@ class _BashScanner(BashWords, BashNesting):
         words: list[Word] = []
         redirects: list[Node] = []
         grouped = False
-        evaluated = False  # some word went through word()/container() (it may be dynamic)
+        dynamic = False  # some word is dynamic
         for child in node.children:
             kind = kinds[child.kind_id]
             if kind == "command_name":
                 inner = child.children
                 if len(inner) != 1:
-                    words.append(self.container(child, cwds))
-                    evaluated = True
+                    word = self.container(child, cwds)
+                    words.append(word)
+                    dynamic = dynamic or word.dynamic
                     continue
                 child = inner[0]
                 kind = kinds[child.kind_id]
-            elif kind != "word":
+            elif kind != "word" and kind != "number":
                 if kind in _REDIRECTS:
                     redirects.append(child)
                 elif kind == "variable_assignment":
@@ -307,10 +308,11 @@ class _BashScanner(BashWords, BashNesting):
                     self.stmt(child, cwds)  # `time (a && b)`: the group's commands stand alone
                     grouped = True
                 elif kind != "comment" and child.is_named:
-                    words.append(self.word(child, cwds))
-                    evaluated = True
+                    word = self.word(child, cwds)
+                    words.append(word)
+                    dynamic = dynamic or word.dynamic
                 continue
-            if kind == "word" and source is not None:
+            if (kind == "word" or kind == "number") and source is not None:
                 # The common case inlined (see BashWords.word): a plain ASCII word is its value.
                 start = child.start_byte
                 end = child.end_byte
@@ -318,8 +320,9 @@ class _BashScanner(BashWords, BashNesting):
                 if "\\" not in raw:
                     words.append(plain_word(raw, start, end))
                     continue
-            words.append(self.word(child, cwds))
-            evaluated = True
+            word = self.word(child, cwds)
+            words.append(word)
+            dynamic = dynamic or word.dynamic
         if grouped and len(words) == 1 and words[0].value in ("time", "coproc", "nohup"):
             self.builder.seen = True
             return cwds
@@ -327,14 +330,16 @@ class _BashScanner(BashWords, BashNesting):
             for child in outer.children:
                 if kinds[child.kind_id] in _REDIRECTS:
                     redirects.append(child)
-        excluded: list[tuple[int, int]] = []
+        excluded: list[tuple[int, int]] | None = None
         if redirects:
+            excluded = []
             for redirect in redirects:
                 self.redirect(redirect, cwds, excluded)
         self.builder.seen = True
         if not words:
             return cwds
-        start, end = outer.start_byte, outer.end_byte
+        start = outer.start_byte
+        end = outer.end_byte
         if excluded:
             parts = []
             at = start
@@ -346,7 +351,7 @@ class _BashScanner(BashWords, BashNesting):
         else:
             text = source[start:end] if source is not None else self.slice(start, end)
         try:
-            return self.argv(words, text, start, end, cwds, evaluated)
+            return self.argv(words, text, start, end, cwds, dynamic)
         finally:
             self.stdin = NO_STDIN
 
