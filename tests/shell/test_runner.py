@@ -163,6 +163,23 @@ async def test_abort_before_start_runs_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "ran").exists()
 
 
+async def test_an_abort_event_of_another_loop_is_an_error_not_an_abort(tmp_path: Path) -> None:
+    abort = asyncio.Event()
+
+    async def wait_once() -> None:  # binds the event to that thread's loop
+        waiter = asyncio.ensure_future(abort.wait())
+        await asyncio.sleep(0)
+        waiter.cancel()
+
+    await asyncio.to_thread(asyncio.run, wait_once())
+    with pytest.raises(RuntimeError, match="different event loop"):
+        await go("echo $$ > pid; sleep 30", tmp_path, abort=abort)
+    pid_file = tmp_path / "pid"
+    if pid_file.exists() and pid_file.read_text().strip():  # the shell got that far: it was killed
+        pid = int(pid_file.read_text())
+        assert not alive(pid) and group_members(pid) == []
+
+
 async def test_cancelling_the_call_kills_the_group(tmp_path: Path) -> None:
     pids: list[int] = []
     got = asyncio.Event()

@@ -173,6 +173,9 @@ async def _race(
     if exited in done:
         return RunOutcome.EXITED
     if abort_task is not None and abort_task in done:
+        # A wait that failed (an Event bound to another event loop raises RuntimeError)
+        # is an error, not the user's abort: re-raise it (the caller's kill path runs).
+        abort_task.result()
         return RunOutcome.ABORTED
     return RunOutcome.TIMED_OUT
 
