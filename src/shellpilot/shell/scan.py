@@ -117,6 +117,6 @@ def scan(
             scan_bash(command, (start,), builder, resolver, 0)
     except Exception as err:  # a scanner bug must never mean "nothing to check"
         builder.unknown(f"scanner failure ({type(err).__name__}: {err})")
-    if command.strip() and not builder.seen:
+    if not builder.seen and command.strip():
         builder.unknown("no command found in a non-empty command line")
     return builder.build()

@@ -406,8 +406,9 @@ class _BashScanner(BashWords, BashNesting):
             builder.seen = True
             return self.cd(name, real[1:], run_cwds)
         args = real[1:]
-        argv = [word.value for word in real]
-        argv[0] = name
+        argv = [name]
+        for word in args:  # a plain loop: cheaper than a comprehension's frame on 3.11
+            argv.append(word.value)
         dynamic = dynamic_words and any(word.dynamic for word in real)
         # The real command's own text, normalised: `sudo /usr/bin/rm x` -> `rm x`, so a rule
         # written for the real command (`rm *`) sees it whatever wraps it.
