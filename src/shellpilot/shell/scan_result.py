@@ -6,6 +6,7 @@ Must not touch: parsing, shells or permission rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,21 +58,23 @@ class Scan:
     commands: list[ScannedCommand]
 
 
-def _draft(cls: type) -> type:
-    """A plain mutable class with exactly `cls`'s slots, so a filled one can become a `cls`.
-
-    A frozen dataclass's generated __init__ sets every field through object.__setattr__
-    (about 0.6 us for ScannedCommand); filling a draft with plain attribute stores and
-    then assigning `__class__` (CPython allows it between identical slot layouts) gives
-    the very same frozen object (type, eq, hash, repr, immutability) for about 0.14 us.
-    The builder makes one per simple command and one per scan.
-    """
-    slots: tuple[str, ...] = cls.__dict__["__slots__"]
-    return type(f"_{cls.__name__}Draft", (), {"__slots__": slots})
+_new = object.__new__
 
 
-_CommandDraft = _draft(ScannedCommand)
-_ScanDraft = _draft(Scan)
+def _setters(cls: type, names: str) -> list[Callable[[Any, Any], None]]:
+    """The slot descriptors' setters of `cls`'s fields `names` (space-separated)."""
+    return [cls.__dict__[name].__set__ for name in names.split()]
+
+
+# A frozen dataclass's generated __init__ sets each field through object.__setattr__ (a
+# Python-level call per field); the builder fills the slots directly, about 0.4 us less
+# per object. The objects are the same frozen dataclasses (eq, repr, immutability).
+_SET_TEXT, _SET_ARGV, _SET_ALWAYS, _SET_DYNAMIC, _SET_WRAPPERS = _setters(
+    ScannedCommand, "text argv always dynamic wrappers"
+)
+_SET_PATTERNS, _SET_ALWAYS_LIST, _SET_DIRS, _SET_UNKNOWN, _SET_REASONS, _SET_COMMANDS = _setters(
+    Scan, "patterns always dirs unknown reasons commands"
+)
 
 
 class ScanBuilder:
@@ -105,13 +108,12 @@ class ScanBuilder:
         self._always[always] = None
         if prefix_text:
             self._always[prefix_text + " " + always] = None
-        command: Any = _CommandDraft()
-        command.text = text
-        command.argv = argv
-        command.always = always
-        command.dynamic = dynamic
-        command.wrappers = wrappers or []
-        command.__class__ = ScannedCommand
+        command: ScannedCommand = _new(ScannedCommand)
+        _SET_TEXT(command, text)
+        _SET_ARGV(command, argv)
+        _SET_ALWAYS(command, always)
+        _SET_DYNAMIC(command, dynamic)
+        _SET_WRAPPERS(command, wrappers or [])
         self.commands.append(command)
 
     def outside(self, path: str) -> None:
@@ -124,13 +126,11 @@ class ScanBuilder:
 
     def build(self) -> Scan:
         """The frozen result."""
-        scan: Any = _ScanDraft()
-        scan.patterns = list(self._patterns)
-        scan.always = list(self._always)
-        scan.dirs = list(self._dirs)
-        scan.unknown = bool(self._reasons)
-        scan.reasons = list(self._reasons)
-        scan.commands = self.commands
-        scan.__class__ = Scan
-        result: Scan = scan
-        return result
+        scan: Scan = _new(Scan)
+        _SET_PATTERNS(scan, list(self._patterns))
+        _SET_ALWAYS_LIST(scan, list(self._always))
+        _SET_DIRS(scan, list(self._dirs))
+        _SET_UNKNOWN(scan, bool(self._reasons))
+        _SET_REASONS(scan, list(self._reasons))
+        _SET_COMMANDS(scan, self.commands)
+        return scan
