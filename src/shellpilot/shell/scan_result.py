@@ -6,9 +6,7 @@ Must not touch: parsing, shells or permission rules.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from shellpilot.permission.arity import prefix_text as arity_text
 
@@ -58,25 +56,6 @@ class Scan:
     commands: list[ScannedCommand]
 
 
-_new = object.__new__
-
-
-def _setters(cls: type, names: str) -> list[Callable[[Any, Any], None]]:
-    """The slot descriptors' setters of `cls`'s fields `names` (space-separated)."""
-    return [cls.__dict__[name].__set__ for name in names.split()]
-
-
-# A frozen dataclass's generated __init__ sets each field through object.__setattr__ (a
-# Python-level call per field); the builder fills the slots directly, about 0.4 us less
-# per object. The objects are the same frozen dataclasses (eq, repr, immutability).
-_SET_TEXT, _SET_ARGV, _SET_ALWAYS, _SET_DYNAMIC, _SET_WRAPPERS = _setters(
-    ScannedCommand, "text argv always dynamic wrappers"
-)
-_SET_PATTERNS, _SET_ALWAYS_LIST, _SET_DIRS, _SET_UNKNOWN, _SET_REASONS, _SET_COMMANDS = _setters(
-    Scan, "patterns always dirs unknown reasons commands"
-)
-
-
 class ScanBuilder:
     """Accumulates one scan's results in order, de-duplicated (dict keys as ordered sets)."""
 
@@ -108,13 +87,7 @@ class ScanBuilder:
         self._always[always] = None
         if prefix_text:
             self._always[prefix_text + " " + always] = None
-        command: ScannedCommand = _new(ScannedCommand)
-        _SET_TEXT(command, text)
-        _SET_ARGV(command, argv)
-        _SET_ALWAYS(command, always)
-        _SET_DYNAMIC(command, dynamic)
-        _SET_WRAPPERS(command, wrappers or [])
-        self.commands.append(command)
+        self.commands.append(ScannedCommand(text, argv, always, dynamic, wrappers or []))
 
     def outside(self, path: str) -> None:
         """Record an absolute directory outside the project."""
@@ -126,11 +99,7 @@ class ScanBuilder:
 
     def build(self) -> Scan:
         """The frozen result."""
-        scan: Scan = _new(Scan)
-        _SET_PATTERNS(scan, list(self._patterns))
-        _SET_ALWAYS_LIST(scan, list(self._always))
-        _SET_DIRS(scan, list(self._dirs))
-        _SET_UNKNOWN(scan, bool(self._reasons))
-        _SET_REASONS(scan, list(self._reasons))
-        _SET_COMMANDS(scan, self.commands)
-        return scan
+        reasons = list(self._reasons)
+        return Scan(
+            list(self._patterns), list(self._always), list(self._dirs), bool(reasons), reasons, self.commands
+        )
