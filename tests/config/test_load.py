@@ -57,3 +57,19 @@ def test_unknown_key_is_an_error(project: Path) -> None:
     (project / "shellpilot.json").write_text('{"permisions": {}}')
     with pytest.raises(ConfigError, match="permisions"):
         load_config(project)
+
+
+def test_invalid_value_names_file_and_line(project: Path) -> None:
+    (project / "shellpilot.json").write_text('{\n  "model": "a/b",\n  "shell": {\n    "tmeout": 5\n  }\n}')
+    with pytest.raises(ConfigError) as info:
+        load_config(project)
+    assert info.value.line == 4
+    assert f"{project / 'shellpilot.json'}:4: shell.tmeout" in str(info.value)
+
+
+def test_wrong_type_in_permission_names_the_line(project: Path) -> None:
+    (project / "shellpilot.json").write_text('{\n  "permission": {\n    "bash": {"rm *": "never"}\n  }\n}')
+    with pytest.raises(ConfigError) as info:
+        load_config(project)
+    assert info.value.line == 3
+    assert "permission.bash" in str(info.value)

@@ -107,16 +107,40 @@ def config_files(project_dir: Path | None, user_dir: Path) -> list[Path]:
     return [p for p in candidates if p.is_file()]
 
 
-def validate_config(data: Any, *, path: str | None = None) -> Config:
-    """Validate merged config data; errors name the offending key path."""
+def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
+    """1-based line of the key path ``loc`` in JSON ``text`` (each key searched after its parent)."""
+    pos, found = 0, False
+    for key in loc:
+        if not isinstance(key, str):
+            continue
+        at = text.find(f'"{key}"', pos)
+        if at < 0:
+            break
+        pos, found = at, True
+    return text.count("\n", 0, pos) + 1 if found else None
+
+
+def validate_config(data: Any, *, path: str | None = None, text: str | None = None) -> Config:
+    """Validate config data; errors name the offending key path (and its line, given ``text``).
+
+    Raises ConfigError(path, line) with a message like ``shell.timeout_ms: Input should be
+    greater than 0``.
+    """
     if not isinstance(data, dict):
         raise ConfigError("the config must be a JSON object", path=path)
     try:
         return Config.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "<root>"
-        raise ConfigError(f"{where}: {first['msg']}", path=path) from None
+        # the deepest location is the most specific one when a union tried several shapes
+        first = max(exc.errors(), key=lambda e: len(e["loc"]))
+        # pydantic names union members in the location (e.g. "str", "function-after[...]")
+        loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and ("[" in p or p in _TYPES)))
+        where = ".".join(str(p) for p in loc) or "<root>"
+        line = _line_of(text, loc) if text is not None else None
+        raise ConfigError(f"{where}: {first['msg']}", path=path, line=line) from None
+
+
+_TYPES = {"str", "dict", "list", "int", "literal", "function-after", "function-before"}
 
 
 def load_config(
@@ -141,7 +165,7 @@ def load_config(
         data = parse_jsonc(text, path=str(file))
         if not isinstance(data, dict):
             raise ConfigError("the config must be a JSON object", path=str(file))
-        validate_config(data, path=str(file))  # errors point at the file that has them
+        validate_config(data, path=str(file), text=text)  # errors point at the file and line
         merged = _deep_merge(merged, data)
     if inline:
         merged = _deep_merge(merged, inline)
