@@ -96,3 +96,33 @@ def test_bad_directory_and_corrupt_store_are_clear_errors(repo: Path, tmp_path: 
     (data / "shellpilot.db").write_bytes(b"garbage" * 1000)
     broken = _sp("session", "list", "--data-dir", str(data), cwd=repo)
     assert broken.returncode == 6 and "shellpilot.db" in broken.stderr
+
+
+def test_titles_and_text_with_rich_markup_are_shown_literally(repo: Path) -> None:
+    from shellpilot.paths import store_path
+    from shellpilot.session.models import Session
+    from shellpilot.storage.store import SessionStore
+
+    command = 'echo "[bold]x[/bold] [/]"'
+    assert _sp("shell", command, cwd=repo).returncode == 0
+    (parent,) = _session_ids()
+    store = SessionStore(store_path(Path(os.environ["SHELLPILOT_DATA_DIR"])))
+    try:
+        child = Session(
+            project_dir=str(repo.resolve()),
+            title="review changes [commit|branch|pr], [red]then[/red] summarise",
+            parent_id=parent,
+        )
+        store.put_session(child)
+    finally:
+        store.close()
+    for args in (("session", "list"), ("session", "list", "--all")):
+        listed = _sp(*args, cwd=repo)
+        assert listed.returncode == 0, listed.stderr
+        assert "[bold]x[/bold] [/]" in listed.stdout
+        assert "review changes [commit|branch|pr], [red]then[/red] summarise" in listed.stdout
+    shown = _sp("session", "show", parent, cwd=repo)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.count("[bold]x[/bold] [/]") >= 2  # the title, the command and its output
+    assert f"$ {command}" in shown.stdout
+    assert _sp("session", "show", child.id, cwd=repo).stdout.startswith("review changes [commit|branch|pr]")

@@ -43,6 +43,8 @@ def _when(ms: int | None) -> str:
 
 
 def _console() -> Console:
+    """A console for stored text: callers print only ``Text`` objects, never markup strings,
+    so a title like ``[/]`` or ``[commit|branch]`` (user- or model-written) prints as is."""
     from rich.console import Console
 
     # Not a terminal (a pipe, a file): no colours, and wide enough that ids are never wrapped.
@@ -125,6 +127,7 @@ def list_sessions(
 ) -> None:
     """List the sessions of a project, most recent first: id, title, updated, messages."""
     from rich.table import Table
+    from rich.text import Text
 
     from shellpilot.cli.context import open_context
 
@@ -133,18 +136,19 @@ def list_sessions(
         console = _console()
         if not rows:
             where = "any project" if all_projects else str(ctx.project_dir)
-            console.print(f"No sessions for {where}.", markup=False)
+            console.print(Text(f"No sessions for {where}."))
             return
-        table = Table(title=None if all_projects else str(ctx.project_dir))
+        # Every cell is a Text: titles (model-written too) and paths are never read as markup.
+        table = Table(title=None if all_projects else Text(str(ctx.project_dir)))
         for name in ("id", "title", "updated", "messages"):
             table.add_column(name, no_wrap=name == "id", justify="right" if name == "messages" else "left")
         if all_projects:
             table.add_column("project")
         for row in rows:
             s = row.session
-            cells = [s.id, s.title, _when(s.updated_ms), str(row.message_count)]
+            cells = [Text(s.id), Text(s.title), Text(_when(s.updated_ms)), Text(str(row.message_count))]
             if all_projects:
-                cells.append(s.project_dir)
+                cells.append(Text(s.project_dir))
             table.add_row(*cells)
         console.print(table)
 
