@@ -300,3 +300,78 @@ def test_branching_cd_keeps_every_possible_cwd(proj: Path) -> None:
     assert result.dirs == ["/srv"]
     result = run(proj, "if true; then cd sub; fi; rm ../x")
     assert result.dirs == [str(proj.parent)]
+
+
+# Every place the bash grammar can put a substitution: its commands run, so they are scanned.
+HIDDEN = [
+    "echo 16#$(rm /etc/x)",
+    "echo 16#`rm /etc/x`",
+    "echo é 16#$(rm /etc/x)",
+    "16#$(rm /etc/x)",
+    "echo 16#$(echo 16#$(rm /etc/x))",
+    "if true; then echo 16#$(rm /etc/x); fi",
+    "f() { echo 16#$(rm /etc/x); }",
+    "echo $(( $(rm /etc/x) + 1 ))",
+    "echo $(( 16#$(rm /etc/x) ))",
+    "(( $(rm /etc/x) ))",
+    "echo $[ $(rm /etc/x) ]",
+    "a[$(rm /etc/x)]=1",
+    "echo ${a[$(rm /etc/x)]}",
+    "unset a[$(rm /etc/x)]",
+    "echo ${x:-$(rm /etc/x)}",
+    'echo "${x:-$(rm /etc/x)}"',
+    "[[ -f $(rm /etc/x) ]]",
+    "[[ x == 16#$(rm /etc/x) ]]",
+    "while [[ $(rm /etc/x) ]]; do :; done",
+    "case $(rm /etc/x) in a) ;; esac",
+    "case y in $(rm /etc/x)) echo;; esac",
+    "case y in 16#$(rm /etc/x)) echo;; esac",
+    "cat <<EOF\n$(rm /etc/x)\nEOF",
+    "cat <<EOF > out.txt\n${y:-$(rm /etc/x)}\nEOF",
+    "cat <<< 16#$(rm /etc/x)",
+    "echo hi > $(rm /etc/x)",
+    "echo hi > 16#$(rm /etc/x)",
+    "x=$(rm /etc/x)",
+    "x=16#$(rm /etc/x) true",
+    "declare x=$(rm /etc/x)",
+    "declare x=<(rm /etc/x)",
+    "local x=16#$(rm /etc/x)",
+    "export x=`rm /etc/x`",
+    "readonly x=>(rm /etc/x)",
+    "for f in $(rm /etc/x); do :; done",
+    "for f in 16#$(rm /etc/x); do :; done",
+    "for ((i=$(rm /etc/x); i<3; i++)); do :; done",
+    "select f in $(rm /etc/x); do :; done",
+    "cat <(rm /etc/x)",
+    "tee >(rm /etc/x)",
+    "echo a{b,$(rm /etc/x)}",
+]
+
+
+@pytest.mark.parametrize("command", HIDDEN, ids=[h[:40] for h in HIDDEN])
+def test_substitutions_are_scanned_wherever_they_hide(proj: Path, command: str) -> None:
+    result = run(proj, command)
+    assert "rm /etc/x" in result.patterns or result.unknown, (result.patterns, result.reasons)
+    assert "/etc" in result.dirs or result.unknown, (result.dirs, result.reasons)
+
+
+def test_sweep_scans_a_substitution_the_walk_missed(proj: Path) -> None:
+    # The safety net on its own: a scanner that never walked the tree still finds the
+    # `rm`, with an unknown cwd (so its relative path is unknown too).
+    from shellpilot.shell.parse import parse, substitutions
+    from shellpilot.shell.scan_bash import _BashScanner
+    from shellpilot.shell.scan_paths import PathResolver
+    from shellpilot.shell.scan_result import ScanBuilder
+
+    source = "echo 16#$(rm /etc/x $(rm y))"
+    root = parse(source.encode(), "bash").root_node
+    assert [n.text for n in substitutions(root)] == [b"$(rm /etc/x $(rm y))", b"$(rm y)"]
+    builder = ScanBuilder()
+    resolver = PathResolver(str(proj), None, builder.outside, builder.unknown)
+    _BashScanner(source, builder, resolver, 0).sweep(root)
+    result = builder.build()
+    assert sorted(result.patterns) == ["rm /etc/x $(rm y)", "rm y"]
+    assert result.dirs == ["/etc"]
+    assert result.unknown is True
+    assert any("found late (inside number)" in r for r in result.reasons), result.reasons
+    assert any("relative path y" in r for r in result.reasons), result.reasons

@@ -91,7 +91,7 @@ class BashWords:
         end = node.end_byte
         text = self.text
         raw = text[start:end] if text is not None else self.slice(start, end)
-        if kind == "word" or kind == "number":
+        if kind == "word" or (kind == "number" and not node.child_count):
             value = _WORD_ESCAPE.sub(_word_unescape, raw) if "\\" in raw else raw
             return Word(value, raw, start, end, False, value)
         if kind == "raw_string":
@@ -113,7 +113,7 @@ class BashWords:
 
     def parts(self, node: Node, parts: list[str], state: list[bool], cwds: Cwds) -> None:
         kind = self.kinds[node.kind_id]
-        if kind == "word" or kind == "number":
+        if kind == "word" or (kind == "number" and not node.child_count):
             raw = self.slice(node.start_byte, node.end_byte)
             parts.append(_WORD_ESCAPE.sub(_word_unescape, raw) if "\\" in raw else raw)
         elif kind == "raw_string":

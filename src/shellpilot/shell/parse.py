@@ -13,7 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from tree_sitter import Parser, Tree
+    from tree_sitter import Node, Parser, Query, Tree
 
 Grammar = Literal["bash", "powershell"]
 
@@ -28,7 +28,7 @@ _ERROR_IDS = (65534, 65535)
 class _Loaded:
     """One grammar's parser, its node-kind names and the lock that serialises parsing."""
 
-    __slots__ = ("kinds", "lock", "parser")
+    __slots__ = ("kinds", "lock", "parser", "query")
 
     def __init__(self, parser: Parser) -> None:
         self.parser = parser
@@ -37,6 +37,7 @@ class _Loaded:
         assert language is not None
         ids = [*range(language.node_kind_count), *_ERROR_IDS]
         self.kinds: Mapping[int, str] = {i: sys.intern(language.node_kind_for_id(i) or "") for i in ids}
+        self.query: Query | None = None
 
 
 @cache
@@ -74,3 +75,30 @@ def parse(source: bytes, grammar: Grammar) -> Tree:
     loaded = _loaded(grammar)
     with loaded.lock:
         return loaded.parser.parse(source)
+
+
+_SUBSTITUTION_QUERY = "[(command_substitution) (process_substitution)] @sub"
+
+
+def substitutions(root: Node) -> list[Node]:
+    """Every `$(..)`, backtick and `<(..)`/`>(..)` node below `root` of a bash tree, in
+    source order (outer before inner).
+
+    Found by a tree-sitter query (C code, no Python walk), so the scanner can check
+    cheaply that its walk visited each one, wherever the grammar put it.
+    """
+    from tree_sitter import Query, QueryCursor
+
+    loaded = _loaded("bash")
+    query = loaded.query
+    if query is None:
+        language = loaded.parser.language
+        assert language is not None
+        query = loaded.query = Query(language, _SUBSTITUTION_QUERY)
+    found = QueryCursor(query).captures(root).get("sub", [])
+    found.sort(key=_start)
+    return found
+
+
+def _start(node: Node) -> int:
+    return node.start_byte

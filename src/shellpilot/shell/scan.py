@@ -91,6 +91,11 @@ def scan(
     (`curl .. | sh`), `env -S`, `pwsh -EncodedCommand`, `xargs` feeding a file command,
     `find -exec` without its terminator, syntax errors, unknown grammar nodes, a line with
     no command (only comments), and any other shell than bash/PowerShell/cmd.
+    Substitutions (`$(..)`, backticks, `<(..)`, `>(..)`) are scanned wherever they sit
+    (words, numbers such as `16#$(..)`, arithmetic, subscripts, `${x:-..}`, tests, case
+    patterns, here-docs, redirects, assignments, declarations, for lists); a final
+    tree-sitter query checks that the walk reached each one and scans any it did not,
+    with an unknown cwd and an `unknown` reason.
     Source: issue 2 §2; spec §2.3 ("Permission scan") and §7.2 (its gaps, closed here).
     """
     project_text = os.fspath(project_dir)

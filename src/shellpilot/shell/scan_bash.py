@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from shellpilot.shell.bash_nesting import NO_STDIN, BashNesting
 from shellpilot.shell.bash_words import BashWords
-from shellpilot.shell.parse import POSIX_SHELLS, kind_names, parse
+from shellpilot.shell.parse import POSIX_SHELLS, kind_names, parse, substitutions
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
 from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
 from shellpilot.shell.shell_strings import FOREIGN_SHELLS
@@ -112,7 +112,7 @@ def scan_bash(source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResol
 
 
 class _BashScanner(BashWords, BashNesting):
-    __slots__ = ("builder", "data", "depth", "kinds", "resolver", "stack", "stdin", "text")
+    __slots__ = ("builder", "data", "depth", "kinds", "resolver", "stack", "stdin", "text", "visited")
 
     def __init__(self, source: str, builder: ScanBuilder, resolver: PathResolver, depth: int) -> None:
         self.data = source.encode()
@@ -126,6 +126,8 @@ class _BashScanner(BashWords, BashNesting):
         # What the current command reads on stdin from a here-doc/here-string: its text,
         # None when it has expansions, NO_STDIN when there is none.
         self.stdin: str | None = NO_STDIN
+        # Start bytes of the substitutions scanned so far (checked by `sweep`).
+        self.visited: set[int] = set()
 
     def slice(self, start: int, end: int) -> str:
         text = self.text
@@ -137,7 +139,32 @@ class _BashScanner(BashWords, BashNesting):
         root = parse(self.data, "bash").root_node
         if root.has_error:
             self.builder.unknown(f"could not parse {self._short(root)} (syntax error)")
-        return self.sequence(root.children, cwds)
+        out = self.sequence(root.children, cwds)
+        # Every substitution node starts at its own `$(`, `<(`, `>(` or backtick, so when the
+        # walk visited as many as the text has openers, it visited them all; otherwise
+        # (`$((`, quoted text, a syntax error) the tree is searched.
+        data = self.data
+        openers = data.count(b"$(") + data.count(b"<(") + data.count(b">(") + data.count(b"`")
+        if openers and (openers != len(self.visited) or root.has_error):
+            self.sweep(root)
+        return out
+
+    def sweep(self, root: Node) -> None:
+        """The safety net: scan each substitution the walk did not reach, as `unknown`.
+
+        A `$(..)` wherever the grammar hides it (inside a number such as `16#$(..)`, or a
+        node kind nobody foresaw) still runs; its commands are scanned with an unknown
+        cwd and the scan says where it was found.
+        """
+        visited = self.visited
+        for node in substitutions(root):
+            if node.start_byte in visited:
+                continue
+            parent = node.parent
+            where = self.kinds[parent.kind_id] if parent is not None else "?"
+            self.builder.unknown(f"substitution {self._short(node)} found late (inside {where})")
+            visited.add(node.start_byte)
+            self.sequence(node.children, None)
 
     def _short(self, node: Node) -> str:
         text = self.slice(node.start_byte, node.end_byte)
@@ -189,6 +216,7 @@ class _BashScanner(BashWords, BashNesting):
             self.nested(node, cwds)
             return cwds
         if kind in _SUBSTITUTIONS:
+            self.visited.add(node.start_byte)
             self.sequence(node.children, cwds)
             return cwds
         if kind == "comment":
@@ -211,6 +239,7 @@ class _BashScanner(BashWords, BashNesting):
             current = todo.pop()
             kind = kinds[current.kind_id]
             if kind in _SUBSTITUTIONS:
+                self.visited.add(current.start_byte)
                 self.sequence(current.children, cwds)
             elif current.child_count:
                 if kind in _STATEMENTS and current is not node:
@@ -312,8 +341,9 @@ class _BashScanner(BashWords, BashNesting):
                     words.append(word)
                     dynamic = dynamic or word.dynamic
                 continue
-            if (kind == "word" or kind == "number") and source is not None:
+            if source is not None and (kind == "word" or (kind == "number" and not child.child_count)):
                 # The common case inlined (see BashWords.word): a plain ASCII word is its value.
+                # (A number can hold a substitution, `16#$(cmd)`: BashWords.word scans it.)
                 start = child.start_byte
                 end = child.end_byte
                 raw = source[start:end]
@@ -363,7 +393,7 @@ class _BashScanner(BashWords, BashNesting):
                 argv.append(self.kinds[child.kind_id])
                 continue
             raw = self.slice(child.start_byte, child.end_byte)
-            if "$" in raw or "`" in raw:
+            if "$" in raw or "`" in raw or "(" in raw:  # `declare x=<(cmd)` too
                 dynamic = True
                 self.nested(child, cwds)
             argv.append(raw)
