@@ -269,3 +269,16 @@ def test_shell_true_imports_no_heavy_sdk(repo: Path) -> None:
     heavy = {"openai", "anthropic", "mcp", "httpx", "jsonschema", "rich"}
     assert "shellpilot.shell.runner" in imported  # the parse sees real imports
     assert not heavy & imported
+
+
+def test_passthrough_is_byte_exact(repo: Path, tmp_path: Path) -> None:
+    blob = os.urandom(2000).replace(b"\n", b"x") + b"no newline at the end"
+    (tmp_path / "blob.bin").write_bytes(blob)
+    out = subprocess.run(
+        [sys.executable, "-m", "shellpilot", "shell", f"cat {tmp_path / 'blob.bin'}"],
+        cwd=repo,
+        capture_output=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == blob  # no newline added after output that lacks one

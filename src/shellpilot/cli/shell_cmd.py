@@ -96,11 +96,11 @@ async def _run(
 
 
 def _footer(session: Session, part: ToolPart, code: int, echo: LiveEcho) -> None:
-    if not echo.ends_with_newline:
-        sys.stdout.write("\n")
-        sys.stdout.flush()
+    """The dim summary line on a terminal's stderr; stdout keeps the command's bytes exactly."""
     if not sys.stderr.isatty():
         return
+    if not echo.ends_with_newline:
+        sys.stderr.write("\n")  # start the footer on its own line (on stderr, not in the output)
     meta: dict[str, Any] = dict(getattr(part.state, "metadata", {}))
     bits = [f"exit {code}", f"session {session.id}"]
     if meta.get("duration_ms") is not None:
