@@ -66,7 +66,7 @@ def test_missing_requested_shell_is_an_error(tmp_path: Path) -> None:
 
 def test_argv_passes_the_command_as_one_string() -> None:
     command = "echo 'a b' && echo \"$HOME\"\nls"
-    assert ShellChoice("/bin/bash", "bash", "posix", "x").argv(command) == ["/bin/bash", "-c", command]
+    assert ShellChoice("/bin/bash", "bash", "posix", "x").argv(command) == ["/bin/bash", "-c", "--", command]
     pwsh = ShellChoice("/usr/bin/pwsh", "pwsh", "powershell", "x")
     assert pwsh.argv(command) == [
         "/usr/bin/pwsh",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -71,6 +72,25 @@ async def test_stdin_is_closed(tmp_path: Path) -> None:
 async def test_command_is_passed_verbatim(tmp_path: Path) -> None:
     result = await go("echo '$HOME' \"a  b\"; printf '%s\\n' 'x\ny'", tmp_path)
     assert result.output.splitlines() == ["$HOME a  b", "x", "y"]
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "sh", "dash", "ksh"])
+async def test_a_command_starting_with_a_dash_is_a_command(tmp_path: Path, shell: str) -> None:
+    # `<shell> -c "-n"` would read `-n` as the shell's own option; `-c --` runs it.
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("-n", "-x", "--version"):
+        script = bin_dir / name
+        script.write_text('#!/bin/sh\necho "ran $(basename -- "$0") $*"\n')
+        script.chmod(0o755)
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for command, expected in (("-n", "ran -n"), ("-x a", "ran -x a"), ("--version", "ran --version")):
+        result = await go(command, tmp_path, shell=shell, env=env)
+        assert (result.exit_code, result.output.strip()) == (0, expected), (shell, command)
+    plain = await go('echo "$0:$#"', tmp_path, shell=shell)
+    assert plain.output.strip() == f"{result.shell}:0"
 
 
 async def test_noninteractive_env_and_overrides(tmp_path: Path) -> None:

@@ -46,10 +46,15 @@ class ShellChoice:
         return "powershell" if self.kind == "powershell" else "bash"
 
     def argv(self, command: str) -> list[str]:
-        """``[shell, -c, command]``: the command is ONE argv string, never re-quoted or eval'd."""
+        """``[shell, -c, --, command]``: the command is ONE argv string, never re-quoted or eval'd.
+
+        The ``--`` ends the shell's own options, so a command starting with ``-`` (``-n``,
+        ``--version``) is run as a command, not read as an option; bash, zsh, dash/sh and
+        ksh93 all accept it (``$0`` stays the shell's name).
+        """
         if self.kind == "powershell":
             return [self.path, *_PS_FLAGS, command]
-        return [self.path, "-c", command]
+        return [self.path, "-c", "--", command]
 
 
 def shell_name(path: str) -> str:

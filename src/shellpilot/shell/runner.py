@@ -284,7 +284,7 @@ async def run(
     on_data: Callable[[bytes], None] | None = None,
     exit_watch: WatchKind = "auto",
 ) -> ShellResult:
-    """Run ``command`` with the chosen shell as ``<shell> -c <command>`` (one argv string).
+    """Run ``command`` with the chosen shell as ``<shell> -c -- <command>`` (one argv string).
 
     The child gets stdin from /dev/null, its own session/process group, stdout and stderr
     merged into one pipe, and ``build_env(config.shell, env)``. Completion is the shell's
