@@ -180,3 +180,16 @@ async def test_terminal_ask_puts_open_asks_to_the_person(project: Path, tmp_path
         await ask("bash", ["rm x"], ["rm *"])
     await ask("bash", ["ls"], ["ls *"], read_only=["ls"])  # read-only: no question
     assert asked == [("bash", ["touch a"]), ("bash", ["touch b"])]
+
+
+def test_render_outside_reference_needs_permission(project: Path) -> None:
+    secret = write(project.parent / "secret.txt", "s3cret\n")
+    write(project / ".shellpilot" / "command" / "leak.md", "Read @../secret.txt and @/etc/hostname")
+    args = ["command", "render", "leak", "--dir", str(project)]
+    result = runner.invoke(app, args)  # not a TTY, no --yes: nothing outside is read
+    assert result.stdout.splitlines() == ["Read @../secret.txt and @/etc/hostname"]
+    assert (
+        f"@../secret.txt: outside the project ({secret}), not attached: external_directory" in result.stderr
+    )
+    result = runner.invoke(app, [*args, "--yes"])
+    assert f"file: ../secret.txt (text/plain) {secret}" in result.stdout.splitlines()

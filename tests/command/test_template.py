@@ -352,3 +352,61 @@ async def test_block_timeout_is_reported_and_expansion_goes_on(project: Path) ->
 
 def allow_all_recorder() -> Recorder:
     return Recorder("allow")
+
+
+# --- @path outside the project asks external_directory --------------------------------
+
+
+def outside_layout(project: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A secret next to the project, a home with ~/.ssh/id_rsa, a symlink out, a file in."""
+    (project.parent / "secret.txt").write_text("s3cret")
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("KEY")
+    (project / "link.txt").symlink_to(project.parent / "secret.txt")
+    (project / "in.txt").write_text("in")
+    return project.parent / "secret.txt", home
+
+
+@pytest.mark.parametrize("verdict", ["reject", "deny"])
+async def test_outside_references_ask_and_stay_text_when_refused(
+    project: Path, tmp_path: Path, verdict: str
+) -> None:
+    secret, home = outside_layout(project, tmp_path)
+    ask = Recorder(verdict)
+    template = "See @../secret.txt @~/.ssh/id_rsa @link.txt @in.txt"
+    out = await expand(cmd(template), "", ctx_for(project, ask, home=home))
+    assert [f.name for f in out.files] == ["in.txt"]
+    outside = f"{secret.parent}/*"
+    assert ask.calls == [
+        ("external_directory", [outside], [outside]),
+        ("external_directory", [f"{home}/.ssh/*"], [f"{home}/.ssh/*"]),
+    ]
+    why = "rejected by the user" if verdict == "reject" else f'denied by rule for "{outside}"'
+    assert (
+        out.warnings[0]
+        == f"@../secret.txt: outside the project ({secret}), not attached: external_directory {why}"
+    )
+    assert len(out.warnings) == 3 and "@link.txt: outside the project" in out.warnings[2]
+    assert out.text == template
+
+
+async def test_outside_references_attach_when_allowed(project: Path, tmp_path: Path) -> None:
+    secret, home = outside_layout(project, tmp_path)
+    ask = Recorder()
+    out = await expand(cmd("@../secret.txt @link.txt @~/.ssh/id_rsa"), "", ctx_for(project, ask, home=home))
+    assert [(f.name, f.path) for f in out.files] == [
+        ("../secret.txt", secret),
+        ("link.txt", secret),
+        ("~/.ssh/id_rsa", home / ".ssh" / "id_rsa"),
+    ]
+    assert [c[1] for c in ask.calls] == [[f"{secret.parent}/*"], [f"{home}/.ssh/*"]]  # asked once per dir
+    assert out.warnings == []
+
+
+async def test_inside_references_never_ask(project: Path) -> None:
+    (project / "d").mkdir()
+    (project / "d" / "f.txt").write_text("f")
+    ask = Recorder("deny")
+    out = await expand(cmd("@d @d/f.txt @./d/../d/f.txt"), "", ctx_for(project, ask))
+    assert [f.name for f in out.files] == ["d", "d/f.txt", "./d/../d/f.txt"] and ask.calls == []

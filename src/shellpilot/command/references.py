@@ -1,7 +1,8 @@
 """``@path`` references in an expanded prompt: files, directories and agents.
 
 Owns: finding references and resolving them in document order. Must not touch: the
-template pass (substitution.py) or shell blocks; it reads the file system only.
+template pass (substitution.py) or shell blocks; it reads the file system, and reaches
+permission only through the ``ask`` it is given (outside paths).
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from shellpilot.errors import PermissionCorrected, PermissionDenied, PermissionRejected
+from shellpilot.tool.base import Ask
 
 # `@` not after a word character or a backtick (so e-mail addresses don't match), then
 # `"path with spaces"`, Gemini's `{path}`, or a bare run up to whitespace/backtick.
@@ -89,25 +93,38 @@ def resolve_path(name: str, project_dir: Path, home: Path | None = None) -> Path
     return path if path.is_absolute() else project_dir / path
 
 
-def resolve_references(
+def _outside_glob(resolved: Path, is_dir: bool) -> str:
+    """The ``dir/*`` glob an outside reference asks ``external_directory`` for."""
+    folder = resolved if is_dir else resolved.parent
+    return f"{str(folder).rstrip('/')}/*"
+
+
+async def resolve_references(
     text: str,
     *,
     project_dir: Path,
+    ask: Ask | None = None,
     agents: Collection[str] = (),
     home: Path | None = None,
     exclude: Sequence[tuple[int, int]] = (),
     inside_project_only: bool = False,
+    origin: str = "",
 ) -> References:
     """Resolve each distinct ``@name`` of ``text`` once, in document order.
 
     An existing file becomes a ``FileReference`` (kind ``file``), a directory one of kind
     ``directory`` with a listing, else an agent name an agent reference; anything else
     stays text and yields a warning (the seed ignored it silently, spec §7 item 10).
-    ``inside_project_only`` refuses paths outside ``project_dir`` (for text a remote MCP
+    A path that resolves (symlinks followed) outside ``project_dir`` is read only after
+    ``ask("external_directory", ["<dir>/*"], ...)`` allows it, like a shell block that
+    touches that directory; denied or rejected (or no ``ask`` given), it stays text with
+    a warning saying why and expansion goes on. Each glob is asked once per text.
+    ``inside_project_only`` refuses outside paths without asking (text a remote MCP
     server wrote).
     """
     result = References()
     project = project_dir.resolve()
+    decided: dict[str, str | None] = {}
     for name in find_references(text, exclude):
         path = resolve_path(name, project_dir, home)
         try:
@@ -116,9 +133,16 @@ def resolve_references(
         except (OSError, ValueError):
             is_dir = is_file = False
             resolved = path
-        if (is_dir or is_file) and inside_project_only and not resolved.is_relative_to(project):
-            result.warnings.append(f"@{name}: outside the project, not attached")
-            continue
+        if (is_dir or is_file) and not resolved.is_relative_to(project):
+            refusal = "refused for text an MCP server wrote" if inside_project_only else None
+            if refusal is None:
+                glob = _outside_glob(resolved, is_dir)
+                if glob not in decided:
+                    decided[glob] = await _ask_outside(ask, glob, name, resolved, origin)
+                refusal = decided[glob]
+            if refusal is not None:
+                result.warnings.append(f"@{name}: outside the project ({resolved}), not attached: {refusal}")
+                continue
         if is_file:
             mime = mimetypes.guess_type(resolved.name)[0] or "text/plain"
             result.files.append(FileReference(name, resolved, "file", mime))
@@ -131,3 +155,27 @@ def resolve_references(
         else:
             result.warnings.append(f"@{name}: no such file, directory or agent; left as text")
     return result
+
+
+async def _ask_outside(ask: Ask | None, glob: str, name: str, resolved: Path, origin: str) -> str | None:
+    """None when reading under ``glob`` is allowed, else why not (for the warning)."""
+    if ask is None:
+        return "no permission asker"
+    where = f" in {origin}" if origin else ""
+    meta = {"command": f"@{name}", "path": str(resolved), "description": f"file reference{where}"}
+    try:
+        await ask("external_directory", [glob], [glob], meta)
+    except PermissionDenied:
+        return f'external_directory denied by rule for "{glob}"'
+    except PermissionRejected as exc:
+        return f"external_directory {rejection_reason(exc)}"
+    return None
+
+
+def rejection_reason(exc: PermissionRejected) -> str:
+    """How a rejection reads in a warning: the asker's own reason when it gave one
+    (``not allowed without a terminal ...``), else ``rejected by the user``."""
+    if isinstance(exc, PermissionCorrected):
+        return f"rejected by the user: {exc.feedback}"
+    default = PermissionRejected().message
+    return "rejected by the user" if exc.message == default else exc.message

@@ -102,7 +102,8 @@ async def expand(command: Command, arguments: str, ctx: ExpandContext) -> Expand
        ``external_directory``), run in the project dir with ``ctx.timeout_ms``; its
        output (or the failure, with the exit code) replaces it and expansion goes on;
     4. ``@path`` references resolve to files, directory listings or agents (not inside
-       shell output; MCP text may not attach files outside the project);
+       shell output); a path outside the project (symlinks resolved) is read only when
+       ``ctx.ask("external_directory", ["<dir>/*"], ...)`` allows it (MCP text never);
     5. the text is trimmed; ``subtask`` follows ``is_subtask``.
     Raises CommandArgumentError (MCP prompt without a required argument) or
     TemplateError (an MCP server failed to render the prompt).
@@ -141,13 +142,15 @@ async def expand(command: Command, arguments: str, ctx: ExpandContext) -> Expand
         pieces.append(piece)
         length += len(piece)
     text = "".join(pieces)
-    refs = resolve_references(
+    refs = await resolve_references(
         text,
         project_dir=ctx.project_dir,
+        ask=ctx.ask,
         agents=ctx.agents.keys(),
         home=ctx.home,
         exclude=opaque,
         inside_project_only=remote,
+        origin=f"/{command.name}",
     )
     mode = ctx.agents.get(command.agent or ctx.default_agent)
     return ExpandedPrompt(
