@@ -181,6 +181,7 @@ def test_ctrl_c_cancels_cleanly_and_records_the_part(repo: Path, db: sqlite3.Con
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130
     assert "cancelling" in err
+    assert "shellpilot: command aborted by the user" in err
     _wait_for(lambda: not _pid_alive(child), "the command's shell to die")
     (part,) = _tool_parts(db)
     state = part["state"]
@@ -247,8 +248,10 @@ def test_timeout_flag_kills_the_command(repo: Path, db: sqlite3.Connection) -> N
     out = _sp("shell", "--timeout", "300", "echo started; sleep 20", cwd=repo)
     assert out.returncode == 128 + signal.SIGTERM  # killed by the timeout's SIGTERM
     assert out.stdout == "started\n"
+    assert "shellpilot: command timed out after 300 ms and was killed" in out.stderr  # piped stderr too
     (part,) = _tool_parts(db)
     assert part["state"]["metadata"]["timed_out"] is True
+    assert part["state"]["metadata"]["timeout_ms"] == 300
     both = _sp("shell", "--continue", "--session", "ses_x", "true", cwd=repo)
     assert both.returncode == 2 and "either" in both.stderr
     bad = _sp("shell", "--timeout", "0", "true", cwd=repo)

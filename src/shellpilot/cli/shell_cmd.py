@@ -95,6 +95,30 @@ async def _run(
     return exit_status(part, signal_received=received[0] if received else None), part
 
 
+def outcome_notice(part: ToolPart) -> str | None:
+    """A one-line stderr notice when shellpilot, not the command, ended it (timeout, Ctrl-C)."""
+    meta: dict[str, Any] = dict(getattr(part.state, "metadata", {}))
+    if meta.get("timed_out"):
+        limit = meta.get("timeout_ms")
+        after = f" after {limit} ms" if isinstance(limit, int) else ""
+        return f"shellpilot: command timed out{after} and was killed"
+    if meta.get("aborted"):
+        return "shellpilot: command aborted by the user"
+    if part.state.status == "error":
+        return f"shellpilot: the command did not finish: {getattr(part.state, 'error', '')}"
+    return None
+
+
+def _notice(part: ToolPart, echo: LiveEcho) -> None:
+    text = outcome_notice(part)
+    if text is None:
+        return
+    lead = "\n" if sys.stderr.isatty() and not echo.ends_with_newline else ""
+    sys.stderr.write(f"{lead}{text}\n")
+    sys.stderr.flush()
+    echo.ends_with_newline = True  # the terminal's cursor is at a line start again
+
+
 def _footer(session: Session, part: ToolPart, code: int, echo: LiveEcho) -> None:
     """The dim summary line on a terminal's stderr; stdout keeps the command's bytes exactly."""
     if not sys.stderr.isatty():
@@ -136,6 +160,7 @@ def run_shell(
         session = _pick_session(ctx, session_id, cont, command)
         echo = LiveEcho(sys.stdout, getattr(sys.stdout, "buffer", None))
         code, part = asyncio.run(_run(ctx, session, command, timeout, echo))
+        _notice(part, echo)
         if echo.closed:
             _silence_stdout()
         else:

@@ -149,7 +149,8 @@ class SessionService:
         """Run ``command`` as the user in the session; returns the assistant message and its part.
 
         The part ends ``completed`` with the model-facing output and metadata ``exit``,
-        ``signal``, ``truncated``, ``output_path``, ``timed_out``, ``aborted``, ``scan``
+        ``signal``, ``truncated``, ``output_path``, ``timed_out``, ``timeout_ms`` (None: no
+        timeout), ``aborted``, ``scan``
         (a non-zero exit is still completed); cancelling (``RunState.cancel``) kills the
         process group and the output says it was aborted by the user. ``on_output(preview)``
         gets throttled previews; ``on_data(bytes)`` raw chunks when the runner offers them.
@@ -232,6 +233,7 @@ class SessionService:
             "truncated": result.truncated,
             "output_path": result.output_path,
             "timed_out": result.timed_out,
+            "timeout_ms": timeout,
             "aborted": result.aborted,
             "total_bytes": result.total_bytes,
             "duration_ms": result.duration_ms,
