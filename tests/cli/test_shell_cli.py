@@ -285,3 +285,18 @@ def test_passthrough_is_byte_exact(repo: Path, tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout == blob  # no newline added after output that lacks one
+
+
+def test_session_with_another_projects_dir_is_a_usage_error(
+    repo: Path, db: sqlite3.Connection, tmp_path: Path
+) -> None:
+    assert _sp("shell", "true", cwd=repo).returncode == 0
+    (sid,) = db.execute("SELECT id FROM session").fetchone()
+    other = tmp_path / "other"
+    other.mkdir()
+    refused = _sp("shell", "--session", sid, "--dir", str(other), "echo never", cwd=repo)
+    assert refused.returncode == 2
+    assert str(repo.resolve()) in refused.stderr and str(other.resolve()) in refused.stderr
+    assert "never" not in json.dumps(_tool_parts(db))
+    same = _sp("shell", "--session", sid, "--dir", str(repo), "pwd", cwd=other)
+    assert same.returncode == 0 and same.stdout == f"{repo.resolve()}\n"

@@ -47,13 +47,27 @@ def _title(command: str) -> str:
     return line if len(line) <= 60 else line[:57] + "..."
 
 
-def _pick_session(ctx: CliContext, session_id: str | None, cont: bool, command: str) -> Session:
+def _pick_session(
+    ctx: CliContext, session_id: str | None, cont: bool, command: str, *, dir_given: bool = False
+) -> Session:
+    """The session to record in: ``--session``, the latest (``--continue``) or a new one.
+
+    A session runs in its own project dir, so ``--session`` with a ``--dir`` naming another
+    project is a UsageError rather than silently running elsewhere than asked.
+    """
     from shellpilot.errors import UsageError
 
     if session_id and cont:
         raise UsageError("Use either --session ID or --continue, not both.")
     if session_id:
-        return ctx.sessions.get(session_id)
+        session = ctx.sessions.get(session_id)
+        if dir_given and Path(session.project_dir) != ctx.project_dir:
+            raise UsageError(
+                f"Session {session.id} belongs to {session.project_dir}, but --dir names "
+                f"{ctx.project_dir}. Drop --dir (the command runs in the session's directory) "
+                "or start a new session there."
+            )
+        return session
     if cont:
         latest = ctx.sessions.latest(ctx.project_dir)
         if latest is not None:
@@ -157,7 +171,7 @@ def run_shell(
     if not command.strip():
         raise UsageError("The command is empty: give the shell command to run.")
     with open_context(directory=directory, data_dir=data_dir) as ctx:
-        session = _pick_session(ctx, session_id, cont, command)
+        session = _pick_session(ctx, session_id, cont, command, dir_given=directory is not None)
         echo = LiveEcho(sys.stdout, getattr(sys.stdout, "buffer", None))
         code, part = asyncio.run(_run(ctx, session, command, timeout, echo))
         _notice(part, echo)
@@ -184,7 +198,8 @@ def register(app: typer.Typer) -> None:
     def shell(
         command: Annotated[str, typer.Argument(help="The shell command to run, as one argument.")],
         session: Annotated[
-            str | None, typer.Option("--session", "-s", help="Record in this session.")
+            str | None,
+            typer.Option("--session", "-s", help="Record in this session (runs in its project dir)."),
         ] = None,
         cont: Annotated[
             bool, typer.Option("--continue", "-c", help="Record in the latest session here.")
