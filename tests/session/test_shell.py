@@ -152,3 +152,35 @@ def test_delete_cascades_to_child_sessions(service: SessionService, project: Pat
     service.delete(parent.id)
     with pytest.raises(SessionNotFound):
         service.get(child.id)
+
+
+async def test_delete_removes_the_spill_files_of_the_session_and_its_children(
+    service: SessionService, project: Path, tmp_path: Path
+) -> None:
+    from shellpilot.paths import tool_output_dir
+
+    parent = service.create(project)
+    _, big = await service.shell(parent.id, "seq 1 200000")
+    spill = Path(_completed(big).metadata["output_path"])
+    assert spill.is_file() and spill.parent == tool_output_dir(service.data_dir)
+    child = service.create(project, parent_id=parent.id)
+    _, small = await service.shell(child.id, "seq 1 100000")
+    child_spill = Path(_completed(small).metadata["output_path"])
+    outside = tmp_path / "not-a-spill.txt"
+    outside.write_text("keep me\n")
+    # A part naming a file outside the tool-output folder (hand-edited store, a traversal).
+    message = AssistantMessage(session_id=child.id, agent="build")
+    service.store.put_message(message)
+    for path in (outside, tool_output_dir(service.data_dir) / ".." / "shellpilot.db"):
+        meta = {"output_path": str(path)}
+        state = ToolCompleted(input={"command": "x"}, output="", metadata=meta, start_ms=1)
+        service.store.put_part(ToolPart(session_id=child.id, message_id=message.id, tool="bash", state=state))
+    other = service.create(project)
+    _, kept = await service.shell(other.id, "seq 1 150000")
+    other_spill = Path(_completed(kept).metadata["output_path"])
+
+    service.delete(parent.id)
+    assert not spill.exists() and not child_spill.exists()
+    assert outside.read_text() == "keep me\n"
+    assert (service.data_dir / "shellpilot.db").is_file()
+    assert other_spill.is_file()  # another session's full output stays

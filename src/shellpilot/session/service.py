@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextlib
 import inspect
 import os
 from collections.abc import Callable
@@ -129,11 +130,41 @@ class SessionService:
         return self.store.messages(session_id)
 
     def delete(self, session_id: str) -> None:
-        """Delete a session and its children; ``SessionBusy`` while something runs in it."""
+        """Delete a session and its children; ``SessionBusy`` while something runs in it.
+
+        The full-output (spill) files their tool parts name in ``metadata.output_path`` go
+        too, but only files inside ``<data>/tool-output/``: a path elsewhere is left alone.
+        """
         self.run_state.assert_not_busy(session_id)
         if self.store.lease_holder(session_id) is not None:
             raise SessionBusy(session_id)
+        spills = self._spill_files(session_id)
         self.writer.delete_session(session_id)
+        for path in spills:
+            # The session is gone either way; retention removes a file that could not go now.
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+
+    def _spill_files(self, session_id: str) -> builtins.list[Path]:
+        """Spill files named by the tool parts of the session and its descendants, kept only
+        when they lie inside the tool-output folder (no ``..`` or symlinked way out)."""
+        folder = tool_output_dir(self.data_dir).resolve()
+        found: builtins.list[Path] = []
+        todo = [session_id]
+        while todo:
+            current = todo.pop()
+            todo.extend(child.id for child in self.store.children(current))
+            for item in self.store.messages(current):
+                for part in item.parts:
+                    if not isinstance(part, ToolPart):
+                        continue
+                    named = getattr(part.state, "metadata", {}).get("output_path")
+                    if not isinstance(named, str) or not named:
+                        continue
+                    path = Path(os.path.abspath(named))
+                    if path.parent.resolve() == folder and path.name not in ("", ".", ".."):
+                        found.append(path)
+        return found
 
     # -- the user's shell ---------------------------------------------------------------
 
