@@ -300,3 +300,20 @@ def test_session_with_another_projects_dir_is_a_usage_error(
     assert "never" not in json.dumps(_tool_parts(db))
     same = _sp("shell", "--session", sid, "--dir", str(repo), "pwd", cwd=other)
     assert same.returncode == 0 and same.stdout == f"{repo.resolve()}\n"
+
+
+@pytest.mark.parametrize("configured", ["/usr/bin/fish", "python3"])
+def test_a_refused_configured_shell_is_named_in_a_warning(
+    tmp_path: Path, configured: str, db: sqlite3.Connection
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "shellpilot.json").write_text(json.dumps({"shell": {"path": configured}}))
+    out = _sp("shell", "echo ran", cwd=project)
+    assert out.returncode == 0 and out.stdout == "ran\n"
+    (warning,) = [line for line in out.stderr.splitlines() if "warning" in line]
+    used = _tool_parts(db)[0]["state"]["metadata"]["shell"]
+    assert configured in warning and used in warning
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert "warning" not in _sp("shell", "true", cwd=plain).stderr

@@ -171,6 +171,10 @@ def run_shell(
     if not command.strip():
         raise UsageError("The command is empty: give the shell command to run.")
     with open_context(directory=directory, data_dir=data_dir) as ctx:
+        warning = refused_shell_warning(ctx.loaded.config.shell.path)
+        if warning is not None:
+            sys.stderr.write(warning + "\n")
+            sys.stderr.flush()
         session = _pick_session(ctx, session_id, cont, command, dir_given=directory is not None)
         echo = LiveEcho(sys.stdout, getattr(sys.stdout, "buffer", None))
         code, part = asyncio.run(_run(ctx, session, command, timeout, echo))
@@ -180,6 +184,26 @@ def run_shell(
         else:
             _footer(session, part, code, echo)
         return code
+
+
+def refused_shell_warning(configured: str | None) -> str | None:
+    """The warning when config ``shell.path`` names a shell shellpilot will not use (fish,
+    python3...): which one was refused and which one runs instead; None when it is used."""
+    if not configured:
+        return None
+    from shellpilot.errors import ShellNotFound
+    from shellpilot.shell.detect import POSIX_SHELLS, detect_shell
+
+    try:
+        choice = detect_shell(configured=configured)
+    except ShellNotFound:
+        return None  # a missing configured shell is the runner's error, reported with the part
+    if choice.source == "config":
+        return None
+    return (
+        f"shellpilot: warning: shell.path {configured} is not a supported shell "
+        f"({', '.join(sorted(POSIX_SHELLS))} or pwsh); using {choice.path} instead"
+    )
 
 
 def _silence_stdout() -> None:
