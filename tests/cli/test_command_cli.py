@@ -11,7 +11,6 @@ import pytest
 from typer.testing import CliRunner
 
 from shellpilot.cli.app import app
-from shellpilot.cli.command_cmd import join_arguments
 
 runner = CliRunner()
 
@@ -144,17 +143,10 @@ def test_unknown_command_is_a_usage_error(project: Path) -> None:
     assert done.stderr == 'error: Command not found: "revew". Did you mean: review?\n'
 
 
-@pytest.mark.parametrize(
-    ("args", "expected"),
-    [
-        (["a", "b"], "a b"),
-        (["two words", "x"], '"two words" x'),
-        (['say "hi" now'], "'say \"hi\" now'"),
-        ([""], '""'),
-    ],
-)
-def test_join_arguments(args: list[str], expected: str) -> None:
-    assert join_arguments(args) == expected
+def test_render_splits_argv_like_run(project: Path) -> None:
+    write(project / ".shellpilot" / "command" / "ph.md", "1=[$1] 2=[$2] all=[$ARGUMENTS]")
+    result = runner.invoke(app, ["command", "render", "ph", "a b", "it's", "--dir", str(project)])
+    assert result.stdout.splitlines() == ['1=[a b] 2=[it\'s] all=["a b" "it\'s"]']
 
 
 async def test_terminal_ask_puts_open_asks_to_the_person(project: Path, tmp_path: Path) -> None:

@@ -76,3 +76,25 @@ def test_load_schema_inline_file_and_errors(tmp_path: Path) -> None:
 def test_read_message_from_words_or_stdin() -> None:
     assert read_message(["fix", "it"], io.StringIO("ignored")) == "fix it"
     assert read_message([], io.StringIO("  from stdin\n")) == "from stdin"
+
+
+@pytest.mark.parametrize(
+    ("words", "command", "expected"),
+    [
+        (["/ph", "a b", "c"], None, '/ph "a b" c'),
+        (["/ph", "it's", ""], None, '/ph "it\'s" ""'),
+        (["/ph a 'b c'"], None, "/ph a 'b c'"),  # one string: the text after the name is raw
+        (["a b", "c"], "ph", '"a b" c'),
+        (["say", "it's"], None, "say it's"),  # a plain message is prose
+    ],
+)
+def test_read_message_joins_command_arguments_like_render(
+    words: list[str], command: str | None, expected: str
+) -> None:
+    from shellpilot.command.arguments import split_arguments
+
+    message = read_message(words, io.StringIO(""), command)
+    assert message == expected
+    name, text = split_command(message, command)
+    if name is not None and len(words) > 1:
+        assert split_arguments(text) == (words if command else words[1:])

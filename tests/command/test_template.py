@@ -410,3 +410,24 @@ async def test_inside_references_never_ask(project: Path) -> None:
     ask = Recorder("deny")
     out = await expand(cmd("@d @d/f.txt @./d/../d/f.txt"), "", ctx_for(project, ask))
     assert [f.name for f in out.files] == ["d", "d/f.txt", "./d/../d/f.txt"] and ask.calls == []
+
+
+@pytest.mark.parametrize(
+    ("words", "text"),
+    [
+        (["a", "b"], "a b"),
+        (["two words", "x"], '"two words" x'),
+        (["it's", "fine"], '"it\'s" fine'),
+        (['say "hi" now'], "'say \"hi\" now'"),
+        (["", "x"], '"" x'),
+        (["[Image", "1]"], '"[Image" 1]'),
+        (["[Image 1]"], '"[Image 1]"'),
+        (["$1", "\\", "@x", "a=b"], "$1 \\ @x a=b"),
+        ([], ""),
+    ],
+)
+def test_join_arguments_round_trips(words: list[str], text: str) -> None:
+    from shellpilot.command.arguments import join_arguments
+
+    assert join_arguments(words) == text
+    assert split_arguments(text) == words

@@ -194,6 +194,25 @@ def test_denied_call_goes_back_to_the_model(project: Path, server: ScriptedModel
     assert 'denies "bash" for "rm keep.txt"' in denied.content
 
 
+def test_plan_agent_cannot_write_even_with_yes(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai")
+    server.add(
+        Turn(tool_calls=[bash("echo hi > plan.txt")]),
+        Turn(tool_calls=[bash("mkdir notes && ls")]),
+        Turn(tool_calls=[bash("ls")]),
+        Turn(text="I may only read."),
+    )
+    done = cli(project, "run", "--agent", "plan", "--yes", "write a plan file")
+    assert done.returncode == 0, done.stderr
+    assert not (project / "plan.txt").exists() and not (project / "notes").exists()
+    [first] = server.requests[1].tool_results()
+    assert 'denies "edit" for "plan.txt"' in first.content
+    second = server.requests[2].tool_results()[-1]
+    assert 'denies "edit" for "notes"' in second.content
+    listing = server.requests[3].tool_results()[-1]
+    assert "shellpilot.json" in listing.content  # reading still works
+
+
 def test_review_subtask_runs_in_a_child_session_and_asks(project: Path, server: ScriptedModelServer) -> None:
     configure(project, server, "openai")
     server.add(
@@ -340,3 +359,16 @@ def test_unknown_command_fails_before_anything_runs(project: Path, server: Scrip
     assert server.requests == []
     with open_context(directory=project) as ctx:
         assert ctx.sessions.list(project) == []
+
+
+def test_run_and_render_give_a_command_the_same_arguments(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai")
+    (project / ".shellpilot" / "command").mkdir(parents=True)
+    (project / ".shellpilot" / "command" / "ph.md").write_text("1=[$1] 2=[$2] 3=[$3] all=[$ARGUMENTS]")
+    server.add(Turn(text="ok"))
+    done = cli(project, "run", "/ph", "a b", "it's", "c")
+    assert done.returncode == 0, done.stderr
+    rendered = cli(project, "command", "render", "ph", "a b", "it's", "c")
+    expected = '1=[a b] 2=[it\'s] 3=[c] all=["a b" "it\'s" c]'
+    assert rendered.stdout.strip() == expected
+    assert server.requests[0].user_texts()[-1] == expected

@@ -119,19 +119,6 @@ def show_command(
     )
 
 
-def join_arguments(args: Sequence[str]) -> str:
-    """Rebuild one argument text from shell-split words, quoting words that hold spaces."""
-    out: list[str] = []
-    for arg in args:
-        if arg and not any(ch.isspace() for ch in arg):
-            out.append(arg)
-        elif '"' not in arg:
-            out.append(f'"{arg}"')
-        else:
-            out.append(f"'{arg}'")
-    return " ".join(out)
-
-
 Confirm = Callable[[str, list[str], dict[str, Any]], bool]
 """``confirm(permission, patterns, metadata) -> bool``: a once-or-reject question to a person."""
 
@@ -250,6 +237,8 @@ def render_command(
                 default_agent=agents.default().name,
                 run_shell=not no_shell,
             )
+            from shellpilot.command.arguments import join_arguments
+
             out = await expand(command, join_arguments(args or []), ctx)
             decisions: list[str] = []
             for block in out.blocks if no_shell else []:

@@ -230,8 +230,20 @@ def _report(result: TurnResult, opts: RunOptions, renderer: Any, out: TextIO, er
     err.flush()
 
 
-def read_message(parts: list[str], stdin: TextIO) -> str:
-    """The message words joined; when none were given and stdin is not a TTY, stdin's text."""
+def read_message(parts: list[str], stdin: TextIO, command: str | None = None) -> str:
+    """The message from argv words; when none were given and stdin is not a TTY, stdin's text.
+
+    One word is used as is (``run "/ph a 'b c'"``: the text after the name stays raw).
+    Several words after a ``/name`` (or all of them with ``--command``) are the command's
+    arguments: joined by ``command.arguments.join_arguments``, like ``command render``
+    does, so ``$1..$N`` are exactly the words typed. A plain message is joined by spaces.
+    """
+    from shellpilot.command.arguments import join_arguments
+
+    if command and parts:
+        return join_arguments(parts)
+    if len(parts) > 1 and split_command(parts[0], None)[0] == parts[0][1:]:
+        return f"{parts[0]} {join_arguments(parts[1:])}"
     if parts:
         return " ".join(parts)
     if stdin is not None and not stdin.isatty():
@@ -310,7 +322,7 @@ def register(app: typer.Typer) -> None:
         if output_format not in ("text", "json"):
             raise UsageError(f"--format must be text or json, not {output_format!r}.")
         opts = RunOptions(
-            message=read_message(list(message or []), sys.stdin),
+            message=read_message(list(message or []), sys.stdin, command),
             command=command,
             model=model,
             agent=agent,

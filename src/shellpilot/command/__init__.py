@@ -3,7 +3,7 @@
 Heavy parts (the MCP SDK, the scanner, the runner) load only when used.
 """
 
-from shellpilot.command.arguments import split_arguments
+from shellpilot.command.arguments import join_arguments, split_arguments
 from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.events import CommandExecuted
 from shellpilot.command.hints import hints
@@ -29,6 +29,7 @@ __all__ = [
     "PromptArgumentSpec",
     "expand",
     "hints",
+    "join_arguments",
     "split_arguments",
     "substitute",
 ]

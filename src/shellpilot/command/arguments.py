@@ -1,11 +1,13 @@
 """Splitting the argument text of a slash command into positional arguments.
 
-Owns: ``split_arguments`` (step 1 of expansion). Must not touch: templates or files.
+Owns: ``split_arguments`` (step 1 of expansion) and its inverse for the CLI,
+``join_arguments``. Must not touch: templates or files.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # Priority order (spec §3.1 step 3): an image placeholder, a double-quoted run, a
 # single-quoted run, a run of characters that are neither whitespace nor quotes.
@@ -26,3 +28,34 @@ def split_arguments(text: str) -> list[str]:
             token = token[1:-1]
         result.append(token)
     return result
+
+
+def _needs_quotes(word: str) -> bool:
+    return (
+        not word
+        or any(ch.isspace() or ch in "\"'" for ch in word)
+        or word[:6].lower() == "[image"  # "[Image" "1]" must not become one [Image 1] token
+    )
+
+
+def join_arguments(words: Sequence[str]) -> str:
+    """The argument text for argv ``words`` typed after a command name on the CLI.
+
+    Words are joined by spaces; only a word that needs it is quoted, the way
+    ``split_arguments`` undoes: empty or holding whitespace or ``'`` -> ``"..."``,
+    holding ``"`` -> ``'...'``. So ``split_arguments(join_arguments(w)) == w`` and
+    ``$ARGUMENTS`` reads as typed: ``["fix", "it's", "a b"]`` -> ``fix "it's" "a b"``.
+    ``split_arguments`` has no escapes, so a word holding both quote characters cannot
+    survive whole: it is double-quoted with its ``"`` dropped.
+    """
+    out: list[str] = []
+    for word in words:
+        if not _needs_quotes(word):
+            out.append(word)
+        elif '"' not in word:
+            out.append(f'"{word}"')
+        elif "'" not in word:
+            out.append(f"'{word}'")
+        else:
+            out.append('"' + word.replace('"', "") + '"')
+    return " ".join(out)
