@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -173,6 +174,20 @@ def _pid_alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z")
 
 
+def _group_alive(pgid: int) -> bool:
+    """Whether any non-zombie process is still in process group ``pgid``."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
+            return True
+    return False
+
+
 def test_ctrl_c_cancels_cleanly_and_records_the_part(repo: Path, db: sqlite3.Connection) -> None:
     proc = _popen("shell", "echo $$; sleep 30", cwd=repo)
     assert proc.stdout is not None
@@ -200,17 +215,22 @@ def test_kill_9_then_restart_shows_the_part_interrupted(repo: Path, db: sqlite3.
             return bool(parts) and "before-crash" in parts[0]["state"].get("metadata", {}).get("output", "")
 
         _wait_for(captured, "the live preview to reach the store")
+        assert _tool_parts(db)[0]["state"]["metadata"]["process"]["pgid"] == child  # recorded at spawn
         proc.kill()
         proc.wait(10)
+        assert _group_alive(child)  # the command outlives the CLI: it has its own process group
+        (sid,) = db.execute("SELECT id FROM session").fetchone()
+        shown = _sp("session", "show", sid, cwd=repo)  # the next start recovers the store
+        assert not _group_alive(child)  # ...and stopped the orphaned `sleep 30` with its shell
     finally:
-        os.killpg(child, signal.SIGKILL)  # the orphaned command, in its own process group
-    (sid,) = db.execute("SELECT id FROM session").fetchone()
-    shown = _sp("session", "show", sid, cwd=repo)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child, signal.SIGKILL)
     assert shown.returncode == 0, shown.stderr
     assert "interrupted" in shown.stdout and "before-crash" in shown.stdout
     (part,) = _tool_parts(db)
     assert part["state"]["status"] == "error" and part["state"]["error"] == "interrupted"
     assert "before-crash" in part["state"]["metadata"]["output"]
+    assert part["state"]["metadata"]["interrupted"]["killed"] is True
     # The session is usable again: the dead process's lease is gone.
     assert _sp("shell", "--session", sid, "true", cwd=repo).returncode == 0
 

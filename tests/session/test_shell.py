@@ -184,3 +184,18 @@ async def test_delete_removes_the_spill_files_of_the_session_and_its_children(
     assert outside.read_text() == "keep me\n"
     assert (service.data_dir / "shellpilot.db").is_file()
     assert other_spill.is_file()  # another session's full output stays
+
+
+async def test_the_shell_process_is_recorded_when_it_starts(service: SessionService, project: Path) -> None:
+    session = service.create(project)
+    seen: list[object] = []
+
+    def on_output(_: str) -> None:
+        # The record is in the store while the command still runs (crash recovery reads it).
+        (item,) = [m for m in service.store.messages(session.id) if isinstance(m.info, AssistantMessage)]
+        seen.append(getattr(item.parts[0].state, "metadata", {}).get("process"))
+
+    _, part = await service.shell(session.id, "echo $$; sleep 0.3", on_output=on_output)
+    shell_pid = int(_completed(part).output.split()[0])
+    assert seen and seen[0] == _completed(part).metadata["process"]
+    assert _completed(part).metadata["process"]["pgid"] == shell_pid

@@ -226,3 +226,30 @@ def test_store_uses_wal_and_counts_writes(store: SessionStore) -> None:
     assert store.writes - before == 5
     db = sqlite3.connect(store.path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_open_stops_the_command_a_dead_process_left_running(tmp_path: Path) -> None:
+    from shellpilot.storage.orphan import process_record
+
+    path = tmp_path / "s.db"
+    orphan = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        with SessionStore(path) as store:
+            _, _, part = _conversation(store)
+            record = process_record(orphan.pid)
+            running = ToolRunning(input={"command": "sleep 30"}, metadata={"process": record})
+            store.put_part(part.model_copy(update={"state": running}))
+        db = sqlite3.connect(path)
+        with db:
+            db.execute("UPDATE part SET owner='999999999:1' WHERE id=?", (part.id,))  # a dead owner
+        db.close()
+        reopened = SessionStore(path)
+        assert reopened.recovered == [part.id]
+        assert orphan.wait(10) == -15  # SIGTERM from recovery
+        state = reopened.get_part(part.id).state
+        assert isinstance(state, ToolFailed) and state.metadata["interrupted"]["killed"] is True
+        reopened.close()
+    finally:
+        if orphan.poll() is None:
+            orphan.kill()
+        orphan.wait(10)

@@ -35,12 +35,15 @@ from shellpilot.session.models import (
 )
 from shellpilot.session.run_state import RunState
 from shellpilot.session.writer import SessionWriter
+from shellpilot.storage import orphan
 from shellpilot.storage.store import SessionStore
 
 USER_SHELL_TEXT = "The following tool was executed by the user"
 """Text of the synthetic user part before a user shell (spec 3.3, seed 7.5)."""
 
 ABORTED_TEXT = "aborted by the user"
+
+_SPAWN_LOOKS = 5
 
 OutputFn = Callable[[str], None]
 DataFn = Callable[[bytes], None]
@@ -231,9 +234,26 @@ class SessionService:
             if on_output is not None:
                 on_output(text)
 
+        def spawned(pid: int) -> None:
+            # Written at once (not coalesced): if this process dies, recovery must find it.
+            nonlocal live
+            record = orphan.process_record(pid)
+            state = live.state
+            if record is None or not isinstance(state, ToolRunning):
+                return
+            metadata = {**state.metadata, "process": record}
+            live = live.model_copy(update={"state": state.model_copy(update={"metadata": metadata})})
+            w.part(live)
+
         extra: dict[str, Any] = {}
-        if on_data is not None and "on_data" in inspect.signature(runner.run).parameters:
+        accepted = inspect.signature(runner.run).parameters
+        if on_data is not None and "on_data" in accepted:
             extra["on_data"] = on_data
+        run_over = False
+        if "on_spawn" in accepted:
+            extra["on_spawn"] = spawned
+        else:
+            self._watch_spawn(orphan.session_leaders(), spawned, lambda: run_over)
         config = self.config
         if timeout is not None and timeout > config.shell.max_timeout_ms:
             # The user's own command may run longer than a model's call is allowed to.
@@ -256,6 +276,8 @@ class SessionService:
             cancelled = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt)
             self._fail(live, assistant, ABORTED_TEXT if cancelled else str(exc), cancelled)
             raise
+        finally:
+            run_over = True
         metadata = {
             **live.state.metadata,  # type: ignore[union-attr]
             "output": result.preview,
@@ -282,6 +304,31 @@ class SessionService:
         finished = assistant.model_copy(update={"completed_ms": now_ms(), "finish": "stop"})
         w.message(finished)
         return finished, final
+
+    @staticmethod
+    def _watch_spawn(before: set[int], found: Callable[[int], None], done: Callable[[], bool]) -> None:
+        """Learn the pid of the shell the runner is about to spawn (it has no spawn callback).
+
+        The runner spawns synchronously before its first await, so a callback queued now runs
+        just after the spawn; it looks for the one new session-leading child of this process
+        (a few retries, 20 ms apart, in case the runner awaits before spawning).
+        """
+        loop = asyncio.get_running_loop()
+        tries = 0
+
+        def look() -> None:
+            nonlocal tries
+            if done():
+                return
+            pid = orphan.new_leader(before)
+            if pid is not None:
+                found(pid)
+                return
+            tries += 1
+            if tries < _SPAWN_LOOKS:
+                loop.call_later(0.02, look)
+
+        loop.call_soon(look)
 
     def _fail(self, part: ToolPart, assistant: AssistantMessage, error: str, cancelled: bool) -> None:
         state = part.state

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 
-def _start_time(pid: int) -> str:
+def start_time(pid: int) -> str:
     """The kernel start time of ``pid`` (Linux ``/proc``), or "" where it cannot be read."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
@@ -32,7 +32,7 @@ def _state(pid: int) -> str:
 def token(pid: int | None = None) -> str:
     """``"pid:start"`` for ``pid`` (default: this process); start guards against pid reuse."""
     pid = os.getpid() if pid is None else pid
-    return f"{pid}:{_start_time(pid)}"
+    return f"{pid}:{start_time(pid)}"
 
 
 def is_alive(owner: str | None) -> bool:
@@ -59,5 +59,5 @@ def is_alive(owner: str | None) -> bool:
         return False
     if _state(pid) == "Z":
         return False
-    current = _start_time(pid)
+    current = start_time(pid)
     return not (start and current and start != current)

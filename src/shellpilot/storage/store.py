@@ -1,7 +1,7 @@
 """The SQLite session store: sessions, messages, parts and session leases in one WAL file.
 
-Owns: every SQL statement, crash recovery at open, coalescing of live part updates, and
-the mapping of sqlite3/OS errors to ``StorageError``. Must not touch: the bus, processes, terminals.
+Owns: SQL, crash recovery at open, coalescing of live part updates, sqlite3/OS errors as
+``StorageError``. Must not touch: the bus, terminals, processes (recovery uses storage.orphan).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from shellpilot.session.models import (
     ToolPart,
     now_ms,
 )
+from shellpilot.storage import orphan as orphans
 from shellpilot.storage import owner as owners
 from shellpilot.storage.schema import SCHEMA, SCHEMA_VERSION
 
@@ -56,7 +57,9 @@ class SessionStore:
     - At open, pending/running parts whose owning process is dead become ``error``
       "interrupted" (their live metadata, e.g. the output so far, kept), their assistant
       message gets an ``Interrupted`` error, and dead processes' leases are dropped
-      (``recovered`` lists the part ids).
+      (``recovered`` lists the part ids). A command such a part recorded in
+      ``metadata.process`` (``storage.orphan.process_record``) that still runs as that same
+      process is killed with its group first (``metadata.interrupted.killed``).
     - sqlite3 and OS errors raise ``StorageError`` naming the file. Thread-safe (one lock).
     """
 
@@ -396,16 +399,24 @@ class SessionStore:
         dead_leases = [row[0] for row in leases if row[1] != self._owner and not owners.is_alive(row[1])]
         if not dead and not dead_leases:
             return []
+        # The command of a dead owner may still run (it has its own process group): stop it
+        # first, outside the transaction, if its record shows it is still that process.
+        parts = [(part_id, owner, _PART.validate_json(body)) for part_id, owner, body in dead]
+        killed = {
+            part_id
+            for part_id, _, part in parts
+            if isinstance(part, ToolPart)
+            and orphans.stop_orphan(getattr(part.state, "metadata", {}).get("process"))
+        }
         end = now_ms()
         done: list[str] = []
         with self._tx("recover interrupted parts") as db:
-            for part_id, owner, body in dead:
-                part = _PART.validate_json(body)
+            for part_id, owner, part in parts:
                 if not isinstance(part, ToolPart):
                     continue
                 state = part.state
                 metadata = dict(getattr(state, "metadata", {}))
-                metadata["interrupted"] = {"owner": owner}
+                metadata["interrupted"] = {"owner": owner, "killed": part_id in killed}
                 failed = ToolFailed(
                     input=state.input,
                     error=INTERRUPTED,

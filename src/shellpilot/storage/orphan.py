@@ -1,0 +1,139 @@
+"""The command a dead shellpilot process left running: its process record, and stopping it.
+
+Owns: the ``{"pid", "pgid", "start"}`` record a running part keeps, and the recovery kill.
+Must not touch: SQL, models, the runner (which kills its own commands while it lives).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from shellpilot.storage.owner import start_time
+
+_PROC = Path("/proc")
+_TERM_GRACE_S = 1.0
+"""After SIGTERM, how long the orphaned group gets to exit before SIGKILL."""
+_KILL_WAIT_S = 1.0
+_POLL_S = 0.02
+
+
+def process_record(pid: int) -> dict[str, Any] | None:
+    """``{"pid", "pgid", "start"}`` for a command's shell (started in its own session, so
+    its pid is its process group); ``start`` is the kernel start time that tells this
+    process from a later one with the same pid. None when ``/proc`` cannot say."""
+    start = start_time(pid)
+    return {"pid": pid, "pgid": pid, "start": start} if start else None
+
+
+def _stat(pid: int) -> tuple[str, int, int, int] | None:
+    """``(state, ppid, pgrp, session)`` from /proc, or None if the process is gone."""
+    try:
+        raw = (_PROC / str(pid) / "stat").read_bytes()
+    except OSError:
+        return None
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    return fields[0].decode(), int(fields[1]), int(fields[2]), int(fields[3])
+
+
+def _children() -> set[int]:
+    """Pids of this process's children (all threads); a full /proc scan where the kernel
+    does not offer ``/proc/self/task/*/children``."""
+    me = os.getpid()
+    found: set[int] = set()
+    try:
+        tasks = list((_PROC / str(me) / "task").iterdir())
+        for task in tasks:
+            found.update(int(p) for p in (task / "children").read_text().split())
+        return found
+    except (OSError, ValueError):
+        pass
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(_PROC):
+            if entry.name.isdigit():
+                info = _stat(int(entry.name))
+                if info is not None and info[1] == me:
+                    found.add(int(entry.name))
+    return found
+
+
+def session_leaders() -> set[int]:
+    """This process's live children that lead their own session (how commands are started)."""
+    leaders: set[int] = set()
+    for pid in _children():
+        info = _stat(pid)
+        if info is not None and info[0] not in ("Z", "X") and info[3] == pid:
+            leaders.add(pid)
+    return leaders
+
+
+def new_leader(before: Iterable[int]) -> int | None:
+    """The one session-leading child started since ``before`` was taken, else None (none or
+    several: then which one is ours cannot be told, and recording none is the safe side)."""
+    fresh = session_leaders() - set(before)
+    return fresh.pop() if len(fresh) == 1 else None
+
+
+def _members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes in the group or session ``pgid``."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(_PROC):
+            if not entry.name.isdigit():
+                continue
+            info = _stat(int(entry.name))
+            if info is not None and info[0] not in ("Z", "X") and pgid in (info[2], info[3]):
+                found.append(int(entry.name))
+    return found
+
+
+def _signal(pgid: int, members: list[int], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+    for pid in members:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+def _wait_gone(pgid: int, seconds: float) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while True:
+        alive = _members(pgid)
+        if not alive or time.monotonic() >= deadline:
+            return alive
+        time.sleep(_POLL_S)
+
+
+def stop_orphan(record: Mapping[str, Any] | None) -> bool:
+    """Kill the process group a dead owner left running; True when something was signalled.
+
+    Only when the recorded leader still runs AND its kernel start time is the recorded one
+    (a reused pid is someone else's process): SIGTERM (+SIGCONT) to the group and session,
+    SIGKILL after about a second to whatever is left. A malformed record is ignored.
+    """
+    if not isinstance(record, Mapping):
+        return False
+    pid, pgid, start = record.get("pid"), record.get("pgid", record.get("pid")), record.get("start")
+    if not (isinstance(pid, int) and isinstance(pgid, int) and isinstance(start, str)):
+        return False
+    if pid <= 1 or pgid <= 1 or not start:
+        return False
+    info = _stat(pid)
+    if info is None or info[0] in ("Z", "X") or start_time(pid) != start:
+        return False
+    alive = _members(pgid) or [pid]
+    _signal(pgid, alive, signal.SIGTERM)
+    _signal(pgid, alive, signal.SIGCONT)
+    alive = _wait_gone(pgid, _TERM_GRACE_S)
+    if alive:
+        _signal(pgid, alive, signal.SIGKILL)
+        _wait_gone(pgid, _KILL_WAIT_S)
+    return True
+
+
+__all__ = ["new_leader", "process_record", "session_leaders", "stop_orphan"]

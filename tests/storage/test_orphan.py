@@ -1,0 +1,94 @@
+"""storage.orphan with real processes: the spawn record, finding the new child, the recovery kill."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from shellpilot.storage.orphan import new_leader, process_record, session_leaders, stop_orphan
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.fixture
+def group() -> Iterator[subprocess.Popen[bytes]]:
+    """``sh -c 'sleep 30 & sleep 30'`` in its own session, like the runner starts commands."""
+    before = session_leaders()
+    proc = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30; :"], start_new_session=True)
+    assert new_leader(before) == proc.pid
+    yield proc
+    if proc.poll() is None:
+        os.killpg(proc.pid, 9)
+    proc.wait(10)
+
+
+def _members(pgid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
+                found.append(int(entry.name))
+    return found
+
+
+def _wait_members(pgid: int, count: int) -> None:
+    end = time.monotonic() + 10
+    while len(_members(pgid)) < count:
+        assert time.monotonic() < end, "the group never started its children"
+        time.sleep(0.02)
+
+
+def test_stop_orphan_kills_the_recorded_group(group: subprocess.Popen[bytes]) -> None:
+    _wait_members(group.pid, 3)
+    record = process_record(group.pid)
+    assert record is not None and record["pgid"] == group.pid and record["start"]
+    assert stop_orphan(record) is True
+    group.wait(10)
+    assert _members(group.pid) == []  # the shell and both sleeps
+
+
+def test_a_reused_pid_is_left_alone(group: subprocess.Popen[bytes]) -> None:
+    record = process_record(group.pid)
+    assert record is not None
+    stale = {**record, "start": str(int(record["start"]) - 1)}  # another process, same pid
+    assert stop_orphan(stale) is False
+    assert _alive(group.pid)
+
+
+def test_gone_and_malformed_records_are_ignored() -> None:
+    proc = subprocess.Popen(["true"], start_new_session=True)
+    record = process_record(proc.pid)
+    proc.wait(10)
+    assert stop_orphan(record) is False
+    for bad in (None, {}, {"pid": "1"}, {"pid": 1, "pgid": 1, "start": "1"}, {"pid": os.getpid()}):
+        assert stop_orphan(bad) is False
+
+
+def test_new_leader_needs_exactly_one_new_child() -> None:
+    before = session_leaders()
+    assert new_leader(before) is None
+    procs = [subprocess.Popen(["sleep", "30"], start_new_session=True) for _ in range(2)]
+    plain = subprocess.Popen(["sleep", "30"])  # not a session leader: not a command we started
+    try:
+        assert new_leader(before) is None  # two candidates: cannot tell, record none
+        assert new_leader(before | {procs[0].pid}) == procs[1].pid
+        assert plain.pid not in session_leaders()
+    finally:
+        for proc in [*procs, plain]:
+            proc.kill()
+            proc.wait(10)
