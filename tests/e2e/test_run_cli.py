@@ -260,7 +260,8 @@ def test_command_with_valid_structured_output(
     assert _result_line(valid.stdout)["structured"] == {"score": 7}
     assert server.requests[0].tool_choice() == "required"
     assert "structured_output" in server.requests[0].tool_names()
-    assert server.requests[0].user_texts()[0] == "Rate the code from 1 to 10"
+    # One argv word holding a space stays one argument: quoted in $ARGUMENTS, as `render` shows.
+    assert server.requests[0].user_texts()[0] == 'Rate "the code" from 1 to 10'
 
 
 def test_command_with_structured_output_retry_and_text_only(
