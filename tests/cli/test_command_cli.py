@@ -112,7 +112,10 @@ def test_render_blocks_follow_rules_and_flags(project: Path) -> None:
     args = ["command", "render", "mk", "--dir", str(project)]
 
     result = runner.invoke(app, args)  # not a TTY, no --yes: the ask is rejected
-    assert result.stdout.startswith("Made: [shell block not run: rejected by the user]")
+    reason = "not allowed without a terminal (pass --yes or --allow 'touch *')"
+    assert result.stdout.startswith(f"Made: [shell block not run: {reason}]")
+    assert f"warning: shell block `touch made && echo done` not run: {reason}" in result.stderr
+    assert result.exit_code == 4  # the prompt is printed, but scripts notice
     assert not (project / "made").exists()
 
     result = runner.invoke(app, [*args, "--no-shell"])
@@ -125,11 +128,13 @@ def test_render_blocks_follow_rules_and_flags(project: Path) -> None:
 
     result = runner.invoke(app, [*args, "--allow", "touch *"])
     assert result.stdout.splitlines() == ["Made: done"] and (project / "made").exists()
+    assert result.exit_code == 0
 
     (project / "made").unlink()
     write(project / "shellpilot.json", json.dumps({"permission": {"bash": {"touch *": "deny"}}}))
     result = runner.invoke(app, [*args, "--yes"])
     assert result.stdout.startswith('Made: [shell block not run: denied by rule for "touch made"]')
+    assert result.exit_code == 4
     assert not (project / "made").exists()
 
 

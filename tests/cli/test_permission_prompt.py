@@ -71,9 +71,54 @@ def test_rejection_notice_names_the_flags_and_what_was_refused() -> None:
         NonInteractivePolicy(allow_patterns=("git *",)),
     )
     assert decision.notice is not None
-    assert "--yes" in decision.notice and "--allow 'git push *'" in decision.notice
-    assert "'npm test'" in decision.notice and "'git push'" not in decision.notice
-    assert "not a terminal" in decision.notice
+    assert "--yes" in decision.notice and "--allow 'npm test *'" in decision.notice
+    assert "'npm test'" in decision.notice and "git push" not in decision.notice
+    assert "not allowed without a terminal" in decision.notice
+
+
+def _scanned(command: str) -> PermissionRequest:
+    """The request the bash tool makes for ``command``, asking only what rules leave open."""
+    from shellpilot.shell.scan import scan
+
+    found = scan(command, cwd=Path("/p"), project_dir=Path("/p"))
+    patterns, always = list(found.patterns), list(found.always)
+    if found.unknown:
+        patterns.append(command)
+        always.append(command)
+    needs = tuple(p for p in patterns if p != "ls")  # `ls` is read-only: allowed by the defaults
+    return PermissionRequest(
+        id="per_1",
+        session_id="ses_1",
+        permission="bash",
+        patterns=needs,
+        always=tuple(always),
+        metadata={"command": command, "reasons": list(found.reasons)},
+        created=0,
+    )
+
+
+def test_hint_names_the_pattern_that_needs_an_answer_and_following_it_works() -> None:
+    request = _scanned("ls; echo hi > made.txt")
+    assert request.patterns == ("echo hi > made.txt",)
+    notice = decide_non_interactive(request, NonInteractivePolicy()).notice
+    assert notice is not None and "--allow 'echo *'" in notice and "'ls *'" not in notice
+    assert decide_non_interactive(request, NonInteractivePolicy(allow_patterns=("echo *",))).reply == "once"
+
+
+def test_hint_never_repeats_an_allowed_pattern_and_unknown_scans_need_yes() -> None:
+    request = _scanned("X=/etc; cat $X/hostname")
+    decision = decide_non_interactive(request, NonInteractivePolicy(allow_patterns=("cat *",)))
+    assert decision.reply == "reject" and decision.notice is not None
+    assert "--allow 'cat *'" not in decision.notice
+    assert "--allow cannot cover it" in decision.notice and "--yes" in decision.notice
+
+
+def test_allow_suggestions() -> None:
+    from shellpilot.cli.permission_prompt import allow_suggestions
+
+    assert allow_suggestions(["echo hi"], ["ls *", "echo *"]) == ["echo *"]
+    assert allow_suggestions(["npm test"], ["npm *"], ["npm *"]) == ["npm test"]
+    assert allow_suggestions(["a x", "a y", "/d/*"], ["a *", "/d/*"]) == ["a *", "/d/*"]
 
 
 @pytest.mark.parametrize(

@@ -220,6 +220,18 @@ async def test_refused_block_does_not_run(project: Path, verdict: str, reason: s
     out = await expand(cmd("X !`touch y` Y"), "", ctx_for(project, Recorder(verdict)))
     assert not (project / "y").exists()
     assert out.text == f"X [shell block not run: {reason}] Y"
+    assert out.warnings == [f"shell block `touch y` not run: {reason}"]  # said once, not "rejected rejected"
+
+
+async def test_rejection_keeps_the_askers_reason(project: Path) -> None:
+    async def no_terminal(*args: Any, **kw: Any) -> None:
+        raise PermissionRejected("not allowed without a terminal (pass --yes or --allow 'touch *')")
+
+    out = await expand(cmd("X !`touch y`"), "", ExpandContext(project_dir=project, ask=no_terminal, run=sh))
+    assert (
+        out.text
+        == "X [shell block not run: not allowed without a terminal (pass --yes or --allow 'touch *')]"
+    )
 
 
 async def test_external_directory_is_asked_first(project: Path) -> None:

@@ -373,3 +373,27 @@ def test_run_and_render_give_a_command_the_same_arguments(project: Path, server:
     expected = '1=[a b] 2=[it\'s] 3=[c] all=["a b" "it\'s" c]'
     assert rendered.stdout.strip() == expected
     assert server.requests[0].user_texts()[-1] == expected
+
+
+def test_no_terminal_hint_names_the_refused_pattern_and_following_it_works(
+    project: Path, server: ScriptedModelServer
+) -> None:
+    configure(project, server, "openai")
+    server.add(Turn(tool_calls=[bash("ls; echo hi > made.txt")]))
+    rejected = cli(project, "run", "make a file")
+    assert rejected.returncode == 4
+    assert "--allow 'echo *'" in rejected.stderr and "'ls *'" not in rejected.stderr
+    assert "not allowed without a terminal" in rejected.stderr
+    server.add(Turn(tool_calls=[bash("ls; echo hi > made.txt")]), Turn(text="made"))
+    allowed = cli(project, "run", "--allow", "echo *", "make a file")
+    assert allowed.returncode == 0, allowed.stderr
+    assert (project / "made.txt").read_text() == "hi\n"
+
+
+def test_command_block_without_a_terminal_says_why(project: Path, server: ScriptedModelServer) -> None:
+    configure(project, server, "openai", command={"mk": {"template": "Made: !`touch made`"}})
+    server.add(Turn(text="ok"))
+    done = cli(project, "run", "/mk")
+    reason = "not allowed without a terminal (pass --yes or --allow 'touch *')"
+    assert server.requests[0].user_texts()[-1] == f"Made: [shell block not run: {reason}]"
+    assert "rejected rejected" not in done.stderr and not (project / "made").exists()

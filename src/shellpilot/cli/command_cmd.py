@@ -132,7 +132,9 @@ def _terminal_confirm(permission: str, patterns: list[str], metadata: dict[str, 
 class TerminalAsk:
     """The ``Ask`` of ``command render``: rules (and the project's grants) decide; what they
     leave open is allowed once by ``--yes``, put to the person via ``confirm`` on a TTY
-    (the shared permission prompt), or rejected otherwise. A deny always stands."""
+    (the shared permission prompt), or rejected otherwise: PermissionRejected whose message
+    says it is not allowed without a terminal and which ``--allow`` would cover it (``allow``:
+    the patterns already given, never suggested again). A deny always stands."""
 
     def __init__(
         self,
@@ -141,11 +143,13 @@ class TerminalAsk:
         *,
         yes: bool,
         confirm: Confirm | None = None,
+        allow: Sequence[str] = (),
     ) -> None:
         self.service = service
         self.rules = rules
         self.yes = yes
         self.confirm = confirm
+        self.allow = tuple(allow)
 
     async def __call__(
         self,
@@ -162,10 +166,15 @@ class TerminalAsk:
             raise PermissionDenied(permission, verdict.denied or "")
         if verdict.action == "allow" or self.yes:
             return
-        if self.confirm is not None and self.confirm(permission, list(verdict.needs), dict(metadata or {})):
-            return
+        if self.confirm is not None:
+            if self.confirm(permission, list(verdict.needs), dict(metadata or {})):
+                return
+            raise PermissionRejected()  # the person said no
+        from shellpilot.cli.permission_prompt import no_terminal_reason
+
+        unknown = bool((metadata or {}).get("unknown"))
         raise PermissionRejected(
-            f"{permission} needs approval for: {', '.join(verdict.needs)} (use --yes or --allow PATTERN)"
+            no_terminal_reason(permission, list(verdict.needs), list(always), self.allow, unknown=unknown)
         )
 
 
@@ -207,14 +216,17 @@ def render_command(
     ] = None,
     directory: DirOption = None,
 ) -> None:
-    """Print the prompt a command expands to, as the model would receive it."""
+    """Print the prompt a command expands to, as the model would receive it.
+
+    Exits 4 (after printing) when a shell block was denied or not allowed.
+    """
     from shellpilot.agent import AgentRegistry
     from shellpilot.bus import Bus
     from shellpilot.command.template import ExpandContext, expand
     from shellpilot.paths import data_dir
     from shellpilot.permission import PermissionService, Rule, grants_path, merge
 
-    async def main() -> None:
+    async def main() -> bool:
         registry, loaded = _registry(directory)
         async with registry:
             command = await registry.get(name)
@@ -222,13 +234,20 @@ def render_command(
             agent = agents.get(command.agent) if command.agent in agents.names() else agents.default()
             data = data_dir()
             rules = agents.ruleset(agent, data)
-            if allow:
-                rules = merge(rules, [Rule("bash", pattern, "allow", "config") for pattern in allow])
+            if allow:  # like `run --allow`: shell commands and outside folders (`/data/*`)
+                granted = [
+                    Rule(p, pattern, "allow", "config")
+                    for p in ("bash", "external_directory")
+                    for pattern in allow
+                ]
+                rules = merge(rules, granted)
             service = PermissionService(
                 Bus(), grants_path(data, registry.project_dir), project_dir=registry.project_dir
             )
             interactive = sys.stdin.isatty() and sys.stderr.isatty()
-            ask = TerminalAsk(service, rules, yes=yes, confirm=_terminal_confirm if interactive else None)
+            ask = TerminalAsk(
+                service, rules, yes=yes, confirm=_terminal_confirm if interactive else None, allow=allow or ()
+            )
             ctx = ExpandContext(
                 project_dir=registry.project_dir,
                 ask=ask,
@@ -244,8 +263,11 @@ def render_command(
             for block in out.blocks if no_shell else []:
                 decisions.append(f"!`{block.command}` -> {_decision(service, rules, block.check)}")
             _print_expanded(out, decisions)
+            return any(block.status in ("denied", "rejected") for block in out.blocks)
 
-    asyncio.run(main())
+    if asyncio.run(main()):
+        # The prompt is printed, but a block did not run: scripts must notice (PermissionError_).
+        raise typer.Exit(4)
 
 
 def _decision(service: PermissionService, rules: list[Rule], check: Any) -> str:

@@ -8,6 +8,7 @@ them); it never waits on stdin when stdin is not a terminal.
 from __future__ import annotations
 
 import asyncio
+import shlex
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -57,24 +58,89 @@ def _describe(request: PermissionRequest) -> str:
     return f"{request.permission} {', '.join(repr(p) for p in request.patterns)}"
 
 
+NO_TERMINAL = "not allowed without a terminal (pass --yes or --allow PATTERN)"
+"""Why a request was refused when nobody could be asked (the words blocks and warnings show)."""
+
+
+def _unknown(request: PermissionRequest) -> bool:
+    """The scanner could not analyse the command (bash tool: ``reasons``; blocks: ``unknown``)."""
+    return bool(request.metadata.get("unknown") or request.metadata.get("reasons"))
+
+
+def allow_suggestions(
+    patterns: Sequence[str], always: Sequence[str], allowed: Sequence[str] = ()
+) -> list[str]:
+    """The ``--allow`` patterns that would cover ``patterns`` (those still needing an answer).
+
+    For each pattern: the first ``always`` entry that matches it (``echo *`` for
+    ``echo hi > made.txt``), else the pattern itself; never one already in ``allowed``
+    (it evidently did not cover it). Distinct, in order; empty when nothing would help.
+    """
+    found: list[str] = []
+    for pattern in patterns:
+        cover = next((a for a in always if a not in allowed and match(pattern, a)), None)
+        if cover is None and pattern not in allowed:
+            cover = pattern
+        if cover is not None and cover not in found:
+            found.append(cover)
+    return found
+
+
+def no_terminal_hint(
+    request: PermissionRequest, unmatched: Sequence[str], allowed: Sequence[str] = ()
+) -> str:
+    """What to pass next time: ``--allow`` naming the patterns that really need an answer,
+    or, when the scan is unknown (``--allow`` cannot cover it), ``--yes``."""
+    if request.permission == "bash" and _unknown(request):
+        reasons = request.metadata.get("reasons")
+        why = f" ({'; '.join(str(r) for r in reasons)})" if isinstance(reasons, list) and reasons else ""
+        return f"the command could not be fully analysed{why}, so --allow cannot cover it: re-run with --yes."
+    suggestions = allow_suggestions(unmatched, request.always, allowed)
+    if not suggestions:
+        return "re-run with --yes to allow everything that asks."
+    flags = " ".join(f"--allow {shlex.quote(s)}" for s in suggestions)
+    which = "it" if len(unmatched) == 1 else "them"
+    return f"re-run with {flags} to allow {which}, or --yes to allow everything that asks."
+
+
+def no_terminal_reason(
+    permission: str,
+    needs: Sequence[str],
+    always: Sequence[str],
+    allowed: Sequence[str] = (),
+    *,
+    unknown: bool = False,
+) -> str:
+    """``NO_TERMINAL`` with PATTERN filled in: the ``--allow`` flags that would cover
+    ``needs`` (``allow_suggestions``), or, for a command the scanner could not analyse,
+    that only ``--yes`` can allow it. Used where a refusal is shown inline (shell blocks)."""
+    if permission == "bash" and unknown:
+        return "not allowed without a terminal (the command could not be fully analysed, so pass --yes)"
+    suggestions = allow_suggestions(needs, always, allowed)
+    if not suggestions:
+        return "not allowed without a terminal (pass --yes)"
+    flags = " ".join(f"--allow {shlex.quote(x)}" for x in suggestions)
+    return f"not allowed without a terminal (pass --yes or {flags})"
+
+
 def decide_non_interactive(request: PermissionRequest, policy: NonInteractivePolicy) -> Decision:
     """The answer without a terminal (pure): allow by ``--yes``/``--allow``, else reject.
 
     The rejection carries no message for the model (so a turn ends, as on a person's
-    plain reject); its ``notice`` tells the person how to allow it next time.
+    plain reject); its ``notice`` says which patterns were refused and the ``--allow``
+    flags that would cover exactly those (``no_terminal_hint``).
     """
     if policy.yes:
         return Decision("once", notice=f"allowed by --yes: {_describe(request)}")
     unmatched = [p for p in request.patterns if not any(match(p, a) for a in policy.allow_patterns)]
     if not unmatched:
         return Decision("once", notice=f"allowed by --allow: {_describe(request)}")
-    example = (request.always or tuple(unmatched))[0]
+    refused = ", ".join(repr(p) for p in unmatched)
     return Decision(
         "reject",
         notice=(
-            f"rejected {request.permission} {', '.join(repr(p) for p in unmatched)}: stdin is not a "
-            "terminal, so nobody can be asked. Re-run with --yes to allow everything that asks, "
-            f"or --allow '{example}' to allow matching patterns."
+            f"{request.permission} {refused}: not allowed without a terminal (stdin is not a terminal, "
+            f"so nobody can be asked); {no_terminal_hint(request, unmatched, policy.allow_patterns)}"
         ),
     )
 
@@ -297,12 +363,16 @@ def _stdin_is_tty() -> bool:
 
 
 __all__ = [
+    "NO_TERMINAL",
     "Decision",
     "NonInteractivePolicy",
     "PermissionPrompt",
+    "allow_suggestions",
     "ask_person",
     "confirm",
     "decide_non_interactive",
+    "no_terminal_hint",
+    "no_terminal_reason",
     "parse_answer",
     "render_request",
 ]

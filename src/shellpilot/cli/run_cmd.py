@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
@@ -19,9 +20,12 @@ from shellpilot.errors import ShellpilotError, UsageError
 
 if TYPE_CHECKING:
     from shellpilot.cli.context import CliContext
+    from shellpilot.permission.rules import Rule
+    from shellpilot.permission.service import PermissionService
     from shellpilot.session.loop import AgentLoop
     from shellpilot.session.models import Session
     from shellpilot.session.turn import TurnResult
+    from shellpilot.tool.base import Ask
 
 EXIT_ABORTED = 130
 
@@ -120,7 +124,48 @@ def _session(ctx: CliContext, opts: RunOptions, title: str) -> Session:
     return ctx.sessions.create(ctx.project_dir, title=line if len(line) <= 60 else line[:57] + "...")
 
 
-def _build_loop(ctx: CliContext, err: TextIO) -> AgentLoop:
+class _NoTerminalReasons:
+    """The permission gate the loop asks through: the project's service, except that a
+    plain rejection made because nobody could be asked (no terminal, not cancelled) says
+    so, ``not allowed without a terminal (pass --yes or --allow 'touch *')``, where it is
+    shown (shell blocks, tool errors). The turn still ends as on a person's reject."""
+
+    def __init__(
+        self, service: PermissionService, refusing: Callable[[], bool], allowed: Sequence[str] = ()
+    ) -> None:
+        self.service, self.refusing, self.allowed = service, refusing, tuple(allowed)
+
+    def asker(self, session_id: str, ruleset: list[Rule]) -> Ask:
+        """``service.asker`` with rejections relabelled while ``refusing()`` is true."""
+        from shellpilot.cli.permission_prompt import no_terminal_reason
+        from shellpilot.errors import PermissionRejected
+
+        inner = self.service.asker(session_id, ruleset)
+
+        async def ask(
+            permission: str,
+            patterns: Sequence[str],
+            always: Sequence[str],
+            metadata: Mapping[str, Any] | None = None,
+            read_only: Collection[str] = (),
+        ) -> None:
+            try:
+                await inner(permission, patterns, always, metadata, read_only)
+            except PermissionRejected as exc:
+                if type(exc) is not PermissionRejected or not self.refusing():
+                    raise
+                needs = self.service.check(permission, patterns, ruleset, read_only).needs
+                meta = metadata or {}
+                unknown = bool(meta.get("unknown") or meta.get("reasons"))
+                reason = no_terminal_reason(permission, needs, always, self.allowed, unknown=unknown)
+                raise PermissionRejected(reason) from None
+
+        return ask
+
+
+def _build_loop(
+    ctx: CliContext, err: TextIO, refusing: Callable[[], bool] = lambda: False, allowed: Sequence[str] = ()
+) -> AgentLoop:
     import os
 
     from shellpilot.command.registry import CommandRegistry
@@ -137,7 +182,7 @@ def _build_loop(ctx: CliContext, err: TextIO) -> AgentLoop:
         ctx.sessions,
         project_dir=ctx.project_dir,
         providers=providers,
-        permissions=ctx.permissions,
+        permissions=_NoTerminalReasons(ctx.permissions, refusing, allowed),
         commands=commands,
     )
 
@@ -150,7 +195,15 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
     from shellpilot.cli.run_render import JsonRenderer, TextRenderer
 
     name, text = split_command(opts.message, opts.command)
-    loop = _build_loop(ctx, err)
+    interrupted: list[int] = []
+    prompt = PermissionPrompt(
+        ctx.permissions,
+        ctx.bus,
+        policy=NonInteractivePolicy(yes=opts.yes, allow_patterns=opts.allow),
+        interactive=opts.interactive,
+        read_line=opts.read_line,
+    )
+    loop = _build_loop(ctx, err, lambda: not prompt.interactive and not interrupted, opts.allow)
     await _preflight(loop, opts, name)
     session = _session(ctx, opts, f"/{name} {text}" if name else text)
     renderer: Any = (
@@ -159,7 +212,6 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
     unlisten = ctx.bus.listen(renderer)
     fmt = {"type": "json_schema", "schema": opts.schema} if opts.schema else None
     running = asyncio.get_running_loop()
-    interrupted: list[int] = []
     cancels: list[asyncio.Task[None]] = []
 
     def on_signal(signum: int) -> None:
@@ -171,13 +223,6 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         running.add_signal_handler(signum, on_signal, signum)
-    prompt = PermissionPrompt(
-        ctx.permissions,
-        ctx.bus,
-        policy=NonInteractivePolicy(yes=opts.yes, allow_patterns=opts.allow),
-        interactive=opts.interactive,
-        read_line=opts.read_line,
-    )
     try:
         async with prompt:
             if name is not None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from shellpilot.command.references import rejection_reason
 from shellpilot.errors import PermissionDenied, PermissionRejected, ShellpilotError
 from shellpilot.tool.base import Ask
 
@@ -150,14 +151,19 @@ async def run_block(
 ) -> BlockReport:
     """Scan, ask (``external_directory`` for outside dirs, then ``bash``), run in the project.
 
-    A denied or rejected ask yields a report that says so (expansion goes on); a
+    A denied or rejected ask yields a report that says so (expansion goes on; a rejection
+    keeps the asker's reason, e.g. ``not allowed without a terminal ...``); a
     non-zero exit, a timeout or a spawn error keeps the output and says how it ended.
     """
     try:
         checked = check(command, project_dir)
     except ShellpilotError:
         checked = BlockCheck([command], [command], unknown=True)
-    meta = {"command": command, "description": f"shell block of {origin}" if origin else "shell block"}
+    meta: dict[str, object] = {
+        "command": command,
+        "description": f"shell block of {origin}" if origin else "shell block",
+        "unknown": checked.unknown,
+    }
     try:
         if checked.dirs:
             globs = [f"{d.rstrip('/')}/*" for d in checked.dirs]
@@ -165,8 +171,8 @@ async def run_block(
         await ask("bash", checked.patterns, checked.always, meta, read_only=checked.read_only)
     except PermissionDenied as exc:
         return BlockReport(command, "denied", check=checked, reason=f'denied by rule for "{exc.pattern}"')
-    except PermissionRejected:
-        return BlockReport(command, "rejected", check=checked, reason="rejected by the user")
+    except PermissionRejected as exc:
+        return BlockReport(command, "rejected", check=checked, reason=rejection_reason(exc))
     try:
         done = await run(command, project_dir, timeout_ms, abort)
     except ShellpilotError as exc:

@@ -131,7 +131,9 @@ async def expand(command: Command, arguments: str, ctx: ExpandContext) -> Expand
                 origin=f"/{command.name}",
             )
             reports.append(report)
-            if report.status != "ok":
+            if report.status in ("denied", "rejected"):
+                warnings.append(f"shell block `{part.command}` not run: {report.reason}")
+            elif report.status != "ok":
                 warnings.append(f"shell block `{part.command}`: {report.status} {report.reason}".rstrip())
             piece = report.inline()
         else:
