@@ -22,6 +22,7 @@ SCANNER = {
     "scan_paths",
     "scan_powershell",
     "scan_result",
+    "scan_writes",
     "parse",
     "bash_words",
     "bash_nesting",

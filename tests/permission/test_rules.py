@@ -153,7 +153,10 @@ def test_default_policy_asks_for_bash_and_outside_dirs() -> None:
     assert evaluate("bash", "ls", rules) == Rule("bash", "*", "ask", "default")
     assert evaluate("external_directory", "/etc/*", rules).action == "ask"
     assert evaluate("external_directory", "/data/sp/tool-output/*", rules).action == "allow"
-    assert evaluate("edit", "x.py", rules).action == "ask"
+    # edit is allowed by default: the shell tool asks it for the files a command writes,
+    # which bash and external_directory already decide for the default agent.
+    assert evaluate("edit", "x.py", rules) == Rule("edit", "*", "allow", "default")
+    assert evaluate("webfetch", "https://x", rules).action == "ask"  # anything else asks
 
 
 @pytest.mark.parametrize(

@@ -308,12 +308,15 @@ async def test_denied_call_goes_back_and_once_always_proceed(rig_factory: Any, p
 
 
 async def test_plan_agent_asks_for_writes_but_not_reads(rig_factory: Any, project: Path) -> None:
-    turns = [Turn(tool_calls=[bash("ls"), bash("touch x.txt")]), Turn(text="planned")]
+    # A write the scanner sees is denied outright (plan denies `edit`); a program that may
+    # write on its own (python) asks; a read runs without asking.
+    script = 'python3 -c \'open("y.txt", "w")\''
+    turns = [Turn(tool_calls=[bash("ls"), bash("touch x.txt"), bash(script)]), Turn(text="planned")]
     rig = rig_factory(turns, {"permission": {"bash": "allow"}}, permissions=True)
     asked = rig.answer(("reject", "plan only"))
     result = await rig.loop.prompt(rig.session_id, "plan it", agent="plan")
-    assert result.ok and [r.patterns for r in asked] == [("touch x.txt",)]
-    assert not (project / "x.txt").exists()
+    assert result.ok and [r.patterns for r in asked] == [(script,)]
+    assert not (project / "x.txt").exists() and not (project / "y.txt").exists()
     assert "plan mode" in rig.provider.requests[0].system
 
 

@@ -66,7 +66,10 @@ async def test_runs_a_command_and_reports_metadata(project: Path) -> None:
     assert result.title == "Runs a test command"
     assert result.output == "hi\nf\n"
     patterns = ["echo hi", "touch f", "ls"]
-    assert asks.calls == [("bash", patterns, ["echo *", "touch *", "ls *"], ["echo hi", "ls"])]
+    assert asks.calls == [
+        ("edit", ["f"], ["f"], []),
+        ("bash", patterns, ["echo *", "touch *", "ls *"], ["echo hi", "ls"]),
+    ]
     meta = result.metadata
     assert (meta["exit"], meta["truncated"], meta["timed_out"], meta["aborted"]) == (0, False, False, False)
     assert meta["description"] == "Runs a test command" and meta["output"] == "hi\nf\n"
@@ -96,7 +99,8 @@ async def test_workdir_outside_the_project_asks_first(project: Path, tmp_path: P
     allowed = Asks()
     tool, ctx, _ = make(project, allowed)
     await tool.execute(params("touch ran", workdir=str(outside)), ctx)
-    assert allowed.permissions() == ["external_directory", "bash"]
+    assert allowed.permissions() == ["external_directory", "edit", "bash"]
+    assert allowed.calls[1][:3] == ("edit", [f"{outside.resolve()}/ran"], [f"{outside.resolve()}/ran"])
     assert (outside / "ran").exists()
 
 
@@ -108,6 +112,32 @@ async def test_outside_paths_in_the_command_ask_as_globs(project: Path, tmp_path
     tool, ctx, _ = make(project, asks)
     await tool.execute(params(f"cat {target}"), ctx)
     assert asks.calls[0][:3] == ("external_directory", [f"{target.parent}/*"], [f"{target.parent}/*"])
+
+
+async def test_writes_ask_edit_between_directory_and_bash(project: Path, tmp_path: Path) -> None:
+    (project / "sub").mkdir()
+    asks = Asks()
+    tool, ctx, _ = make(project, asks)
+    out = tmp_path / "out.txt"
+    await tool.execute(params(f"echo hi > plan.txt && touch sub/b.txt {out} && ls >/dev/null"), ctx)
+    assert asks.permissions() == ["external_directory", "edit", "bash"]
+    written = ["plan.txt", "sub/b.txt", str(out)]
+    assert asks.calls[1][:3] == ("edit", written, written)
+    assert (project / "plan.txt").read_text() == "hi\n" and out.exists()
+    # No write: no edit ask at all.
+    reads = Asks()
+    tool, ctx, _ = make(project, reads)
+    await tool.execute(params("cat plan.txt 2>&1 > /dev/null"), ctx)
+    assert reads.permissions() == ["bash"]
+
+
+async def test_rejected_edit_runs_nothing(project: Path) -> None:
+    asks = Asks(reject={"edit"})
+    tool, ctx, _ = make(project, asks)
+    with pytest.raises(PermissionRejected):
+        await tool.execute(params("echo hi > plan.txt"), ctx)
+    assert asks.permissions() == ["edit"]
+    assert not (project / "plan.txt").exists()
 
 
 async def test_tool_output_folder_needs_no_prompt(project: Path) -> None:

@@ -20,6 +20,8 @@ them, see rules.evaluate):
   readonly.py) are allowed when a catch-all ask decides them.
 - external_directory: ask, except shellpilot's own tool-output folder
   (<data>/tool-output/*), which stays allowed so a model can read truncated output.
+- edit: allow (the shell tool asks it for the files a command writes; where the command
+  may write is already decided by bash and external_directory; the plan agent denies it).
 - everything else: ask (no rule matches -> ask).
 The source system allowed everything by default (spec 7.15); shellpilot asks.
 """
@@ -36,4 +38,5 @@ def default_rules(data_dir: Path) -> list[Rule]:
         Rule("bash", "*", "ask", "default"),
         Rule("external_directory", "*", "ask", "default"),
         Rule("external_directory", output_glob, "allow", "default"),
+        Rule("edit", "*", "allow", "default"),
     ]

@@ -107,7 +107,7 @@ def scan(
     else:
         project, start = placed
     builder = ScanBuilder()
-    resolver = PathResolver(project, None, builder.outside, builder.unknown)
+    resolver = PathResolver(project, None, builder.outside, builder.unknown, wrote=builder.wrote)
     if not resolver.inside(start):
         builder.outside(start)
     kind = shell_kind(shell)

@@ -14,6 +14,7 @@ from shellpilot.shell.bash_words import BashWords
 from shellpilot.shell.parse import POSIX_SHELLS, kind_names, parse, substitutions
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
 from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
+from shellpilot.shell.scan_writes import WRITERS, written
 from shellpilot.shell.shell_strings import FOREIGN_SHELLS
 from shellpilot.shell.words import Word, plain_word
 from shellpilot.shell.wrappers import WRAPPERS, program_name, unwrap
@@ -144,9 +145,10 @@ class _BashScanner(BashWords, BashNesting):
         # walk visited as many as the text has openers, it visited them all; otherwise
         # (`$((`, quoted text, a syntax error) the tree is searched.
         data = self.data
-        openers = data.count(b"$(") + data.count(b"<(") + data.count(b">(") + data.count(b"`")
-        if openers and (openers != len(self.visited) or root.has_error):
-            self.sweep(root)
+        if b"(" in data or b"`" in data:
+            openers = data.count(b"$(") + data.count(b"<(") + data.count(b">(") + data.count(b"`")
+            if openers and (openers != len(self.visited) or root.has_error):
+                self.sweep(root)
         return out
 
     def sweep(self, root: Node) -> None:
@@ -283,6 +285,8 @@ class _BashScanner(BashWords, BashNesting):
             if op in (">&", "<&") and (word.value.isdigit() or word.value == "-"):
                 return
             self.resolver.check(word, cwds, f"redirect {op}")
+            if op != "<" and op != "<&":  # >, >>, &>, &>>, >|, >&FILE, <>: a write
+                self.resolver.target(word, cwds)
         elif kind == "heredoc_redirect":
             quoted = False
             for child in node.children:
@@ -457,6 +461,8 @@ class _BashScanner(BashWords, BashNesting):
                         resolver.check(word, run_cwds, name)
             elif "xargs" in wrappers and name in SPECS and SPECS[name].operands != "none":
                 builder.unknown(f"xargs passes paths from its input to {name}")
+        if name in WRITERS:
+            self.writes(name, args, run_cwds, "xargs" in wrappers)
         if name in _RUNS_TEXT:
             if name in POSIX_SHELLS:
                 self.shell(name, args, run_cwds)
@@ -471,6 +477,14 @@ class _BashScanner(BashWords, BashNesting):
             else:
                 self.su(name, args, run_cwds)
         return cwds
+
+    def writes(self, name: str, args: list[Word], cwds: Cwds, from_input: bool) -> None:
+        """Report the files a file-modifying command writes (see scan_writes.written)."""
+        resolver = self.resolver
+        for target in written(name, args):
+            resolver.target(target.word, cwds, target.into, target.directory)
+        if from_input:
+            self.builder.wrote("*")  # `xargs rm`: the files come from its input
 
     def cd(self, name: str, args: list[Word], cwds: Cwds) -> Cwds:
         operands = [w for w in args if not (w.value.startswith("-") and len(w.value) > 1 and not w.dynamic)]

@@ -317,10 +317,11 @@ class PathResolver:
     `project_dir` is absolute and normalised; `home` is the user's home directory (`None`:
     looked up only when a path needs it).
     `outside(path)` receives each absolute directory outside the project; `unknown(reason)`
-    each word whose value cannot be known statically.
+    each word whose value cannot be known statically; `wrote(path)` (optional) each path
+    `target()` is told is written.
     """
 
-    __slots__ = ("_home", "_isdir", "_prefix", "outside", "project", "unknown")
+    __slots__ = ("_home", "_isdir", "_prefix", "outside", "project", "unknown", "wrote")
 
     def __init__(
         self,
@@ -329,6 +330,7 @@ class PathResolver:
         outside: Callable[[str], None],
         unknown: Callable[[str], None],
         isdir: Callable[[str], bool] = os.path.isdir,
+        wrote: Callable[[str], None] | None = None,
     ) -> None:
         self.project = project_dir
         self._prefix = project_dir if project_dir.endswith(os.sep) else project_dir + os.sep
@@ -336,6 +338,7 @@ class PathResolver:
         self.outside = outside
         self.unknown = unknown
         self._isdir = isdir
+        self.wrote = wrote
 
     @property
     def home(self) -> str:
@@ -417,6 +420,59 @@ class PathResolver:
             return
         for cwd in cwds:
             self._report(os.path.normpath(os.path.join(cwd, text)), globbed, text)
+
+    def target(
+        self, word: Word, cwds: tuple[str, ...] | None, into: Sequence[str] = (), directory: bool = False
+    ) -> None:
+        """Report what `word` (a path a command writes) points at to `wrote`.
+
+        Absolute normalised paths, inside the project or not, glob characters kept
+        (`rm *.log` writes `<cwd>/*.log`); `*` when the place cannot be known (a dynamic
+        word, a relative path under an unknown cwd, find's `{}`). `/dev/null` and the
+        other device sinks are not writes. `into`: names written inside the path when it
+        is a directory (`directory`, a trailing `/`, or an existing directory), e.g. the
+        sources of `cp a b dir`. Does not report dirs or unknown: `check()` does that.
+        """
+        wrote = self.wrote
+        if wrote is None:
+            return
+        plain = word.pathtext
+        # fast path: a plain relative name (`out.txt`, `src/a.py`) needs no normalising
+        if (
+            not into
+            and not word.dynamic
+            and plain
+            and cwds is not None
+            and len(cwds) == 1
+            and plain[0] not in "/~.{"
+            and "/." not in plain
+            and "//" not in plain
+            and plain[-1] != "/"
+        ):
+            wrote(cwds[0] + "/" + plain if cwds[0] != "/" else "/" + plain)
+            return
+        text = None if word.value == "{}" else self.expand(word, cwds[0] if cwds else None)
+        if text is None:
+            wrote("*")
+            return
+        if text.startswith("/dev/") and (text in DEV_SINKS or text.startswith("/dev/fd/")):
+            return
+        if os.path.isabs(text):
+            paths: Sequence[str] = (text,)
+        elif cwds is None:
+            wrote("*")
+            return
+        else:
+            paths = [os.path.join(cwd, text) for cwd in cwds]
+        for raw in paths:
+            path = os.path.normpath(raw)
+            if path.startswith("//"):
+                path = "/" + path.lstrip("/")
+            if into and (directory or text.endswith("/") or self._isdir(path)):
+                for name in into:
+                    wrote(os.path.normpath(os.path.join(path, name)))
+            else:
+                wrote(path)
 
     def _report(self, path: str, globbed: bool, text: str) -> None:
         if path.startswith("//"):

@@ -44,6 +44,11 @@ class Scan:
     a wrapped command, by the same prefixed with the wrapper text (`sudo rm *`) so that
     answering "always" also covers the wrapped form next time.
     `dirs`: absolute directories outside the project that the command reads or writes.
+    `writes`: what the command writes, as absolute normalised paths inside or outside the
+    project (redirect targets other than /dev/null and fd copies, here-docs sent to a
+    file, `tee` files, the files rm/rmdir/mv/cp/install/touch/mkdir/chmod/chown/chgrp/
+    ln/truncate/`dd of=`/`sed -i` modify; globs kept as written), or `*` for a write
+    whose place is not known statically (`> $X`, `xargs rm`, find's `{}`).
     `unknown`: something could not be analysed statically (`reasons` say what); the
     caller must then ask about the whole command text.
     """
@@ -54,18 +59,20 @@ class Scan:
     unknown: bool
     reasons: list[str]
     commands: list[ScannedCommand]
+    writes: list[str] = field(default_factory=list)
 
 
 class ScanBuilder:
     """Accumulates one scan's results in order, de-duplicated (dict keys as ordered sets)."""
 
-    __slots__ = ("_always", "_dirs", "_patterns", "_reasons", "commands", "seen")
+    __slots__ = ("_always", "_dirs", "_patterns", "_reasons", "_writes", "commands", "seen")
 
     def __init__(self) -> None:
         self._patterns: dict[str, None] = {}
         self._always: dict[str, None] = {}
         self._dirs: dict[str, None] = {}
         self._reasons: dict[str, None] = {}
+        self._writes: dict[str, None] = {}
         self.commands: list[ScannedCommand] = []
         self.seen = False
 
@@ -93,6 +100,10 @@ class ScanBuilder:
         """Record an absolute directory outside the project."""
         self._dirs[path] = None
 
+    def wrote(self, path: str) -> None:
+        """Record a path the command writes (absolute, or `*` for an unknown place)."""
+        self._writes[path] = None
+
     def unknown(self, reason: str) -> None:
         """Record why part of the command could not be analysed."""
         self._reasons[reason] = None
@@ -101,5 +112,11 @@ class ScanBuilder:
         """The frozen result."""
         reasons = list(self._reasons)
         return Scan(
-            list(self._patterns), list(self._always), list(self._dirs), bool(reasons), reasons, self.commands
+            list(self._patterns),
+            list(self._always),
+            list(self._dirs),
+            bool(reasons),
+            reasons,
+            self.commands,
+            list(self._writes),
         )

@@ -110,6 +110,22 @@ def _dir_glob(directory: str) -> str:
     return directory if directory.endswith("*") else directory.rstrip("/") + "/*"
 
 
+def edit_patterns(writes: list[str], project_dir: Path) -> list[str]:
+    """The ``edit`` patterns for a scan's ``writes``: relative to the project when inside
+    it (``.`` for the project itself), absolute when outside, ``*`` kept (unknown place)."""
+    project = str(project_dir)
+    prefix = project.rstrip("/") + "/"
+    out: dict[str, None] = {}
+    for path in writes:
+        if path == project:
+            out["."] = None
+        elif path.startswith(prefix):
+            out[path[len(prefix) :]] = None
+        else:
+            out[path] = None
+    return list(out)
+
+
 class ShellTool:
     """The ``bash`` tool (seed: shell tool execute = parse/collect/ask/run; spec 2.2-2.3).
 
@@ -173,8 +189,10 @@ class ShellTool:
 
     async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
         """Run one call: validate the timeout, resolve workdir, scan, ask
-        ``external_directory`` then ``bash`` (the whole command too when the scan is
-        ``unknown``), run with ``ctx.abort``, stream previews into ``ctx.metadata``.
+        ``external_directory``, then ``edit`` for the paths the command writes
+        (``edit_patterns``; patterns and always alike), then ``bash`` (the whole command
+        too when the scan is ``unknown``), run with ``ctx.abort``, stream previews into
+        ``ctx.metadata``.
 
         Raises InvalidTimeout, WorkdirNotFound, PermissionDenied/Rejected/Corrected (from
         ``ctx.ask``) before anything runs.
@@ -191,6 +209,9 @@ class ShellTool:
         outside = self.outside_globs(cwd, list(found.dirs), project)
         if outside:
             await ctx.ask("external_directory", outside, outside, meta)
+        writes = edit_patterns(found.writes, project)
+        if writes:
+            await ctx.ask("edit", writes, writes, meta)
         patterns, always = list(found.patterns), list(found.always)
         read_only: list[str] = []
         if found.unknown:
@@ -235,6 +256,6 @@ class ShellTool:
                 "aborted": result.aborted,
                 "duration_ms": result.duration_ms,
                 "background_pids": result.background_pids,
-                "scan": {"patterns": patterns, "dirs": outside, "unknown": found.unknown},
+                "scan": {"patterns": patterns, "dirs": outside, "writes": writes, "unknown": found.unknown},
             },
         )
