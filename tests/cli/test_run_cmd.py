@@ -98,3 +98,14 @@ def test_read_message_joins_command_arguments_like_render(
     name, text = split_command(message, command)
     if name is not None and len(words) > 1:
         assert split_arguments(text) == (words if command else words[1:])
+
+
+def test_check_files(tmp_path: Path) -> None:
+    from shellpilot.cli.run_cmd import check_files
+    from shellpilot.errors import UsageError
+
+    (tmp_path / "a.py").write_text("x")
+    (tmp_path / "d").mkdir()
+    check_files([Path("a.py"), Path("d"), tmp_path / "a.py"], tmp_path)
+    with pytest.raises(UsageError, match=r"--file gone\.py: no such file"):
+        check_files([Path("a.py"), Path("gone.py")], tmp_path)

@@ -397,3 +397,21 @@ def test_command_block_without_a_terminal_says_why(project: Path, server: Script
     reason = "not allowed without a terminal (pass --yes or --allow 'touch *')"
     assert server.requests[0].user_texts()[-1] == f"Made: [shell block not run: {reason}]"
     assert "rejected rejected" not in done.stderr and not (project / "made").exists()
+
+
+def test_missing_or_unreadable_file_is_a_usage_error_before_anything_runs(
+    project: Path, server: ScriptedModelServer
+) -> None:
+    configure(project, server, "openai")
+    done = cli(project, "run", "-f", "nonexist.py", "look")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--file nonexist.py: no such file" in done.stderr
+    if os.geteuid() != 0:
+        secret = project / "secret.py"
+        secret.write_text("x")
+        secret.chmod(0)
+        done = cli(project, "run", "-f", "secret.py", "look")
+        assert done.returncode == 2 and "--file secret.py: cannot read" in done.stderr
+    assert server.requests == []
+    with open_context(directory=project) as ctx:
+        assert ctx.sessions.list(project) == []

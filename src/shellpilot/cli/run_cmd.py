@@ -275,6 +275,26 @@ def _report(result: TurnResult, opts: RunOptions, renderer: Any, out: TextIO, er
     err.flush()
 
 
+def check_files(files: Sequence[Path], project_dir: Path) -> None:
+    """``--file``: each must be a readable file or directory (relative paths against the
+    project dir, as the loop attaches them). Raises UsageError naming the first that is not,
+    before any session or model call."""
+    import os
+
+    for path in files:
+        full = path if path.is_absolute() else project_dir / path
+        if not full.exists():
+            raise UsageError(f"--file {path}: no such file ({full}).")
+        try:
+            if full.is_dir():
+                os.scandir(full).close()
+            else:
+                with full.open("rb") as handle:
+                    handle.read(1)
+        except OSError as exc:
+            raise UsageError(f"--file {path}: cannot read {full}: {exc.strerror or exc}.") from None
+
+
 def read_message(parts: list[str], stdin: TextIO, command: str | None = None) -> str:
     """The message from argv words; when none were given and stdin is not a TTY, stdin's text.
 
@@ -299,8 +319,9 @@ def read_message(parts: list[str], stdin: TextIO, command: str | None = None) ->
 def execute(opts: RunOptions, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run one prompt or command for the CLI; returns the exit status (see ``exit_code``).
 
-    Raises ShellpilotError before anything runs for bad input or a missing provider
-    (ProviderNotConfigured names the variable or config key to set).
+    Raises ShellpilotError before anything runs for bad input (UsageError: no message, a
+    missing or unreadable ``--file``) or a missing provider (ProviderNotConfigured names
+    the variable or config key to set).
     """
     import asyncio
 
@@ -311,6 +332,10 @@ def execute(opts: RunOptions, out: TextIO | None = None, err: TextIO | None = No
             'Nothing to do: give a message (shellpilot run "fix the test"), "/command args", '
             "or pipe the message on stdin."
         )
+    if opts.files:
+        from shellpilot.cli.context import project_dir_of
+
+        check_files(opts.files, project_dir_of(opts.directory))
     with open_context(directory=opts.directory, data_dir=opts.data_dir) as ctx:
         return asyncio.run(_turn(ctx, opts, out or sys.stdout, err or sys.stderr))
 
