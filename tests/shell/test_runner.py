@@ -358,3 +358,19 @@ async def test_a_failing_live_callback_does_not_lose_output(tmp_path: Path) -> N
     result = await go("seq 1 100", tmp_path, on_output=broken, on_data=broken)
     assert result.exit_code == 0 and result.total_lines == 100
     assert result.output.split() == [str(i) for i in range(1, 101)]
+
+
+async def test_on_spawn_reports_the_shell_pid_while_it_runs(tmp_path: Path) -> None:
+    seen: list[tuple[int, bool]] = []
+    result = await go("echo $$", tmp_path, on_spawn=lambda pid: seen.append((pid, alive(pid))))
+    assert len(seen) == 1
+    pid, was_alive = seen[0]
+    assert was_alive and pid == result.pid == pids_in(result.output)[0]
+
+
+async def test_a_failing_on_spawn_does_not_stop_the_command(tmp_path: Path) -> None:
+    def boom(pid: int) -> None:
+        raise RuntimeError("recorder broke")
+
+    result = await go("echo still-ran", tmp_path, on_spawn=boom)
+    assert result.exit_code == 0 and "still-ran" in result.output

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextlib
-import inspect
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -42,8 +41,6 @@ USER_SHELL_TEXT = "The following tool was executed by the user"
 """Text of the synthetic user part before a user shell (spec 3.3, seed 7.5)."""
 
 ABORTED_TEXT = "aborted by the user"
-
-_SPAWN_LOOKS = 5
 
 OutputFn = Callable[[str], None]
 DataFn = Callable[[bytes], None]
@@ -245,15 +242,6 @@ class SessionService:
             live = live.model_copy(update={"state": state.model_copy(update={"metadata": metadata})})
             w.part(live)
 
-        extra: dict[str, Any] = {}
-        accepted = inspect.signature(runner.run).parameters
-        if on_data is not None and "on_data" in accepted:
-            extra["on_data"] = on_data
-        run_over = False
-        if "on_spawn" in accepted:
-            extra["on_spawn"] = spawned
-        else:
-            self._watch_spawn(orphan.session_leaders(), spawned, lambda: run_over)
         config = self.config
         if timeout is not None and timeout > config.shell.max_timeout_ms:
             # The user's own command may run longer than a model's call is allowed to.
@@ -270,14 +258,13 @@ class SessionService:
                 output_dir=tool_output_dir(self.data_dir),
                 call_id=part.call_id,
                 config=config,
-                **extra,
+                on_data=on_data,
+                on_spawn=spawned,
             )
         except BaseException as exc:
             cancelled = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt)
             self._fail(live, assistant, ABORTED_TEXT if cancelled else str(exc), cancelled)
             raise
-        finally:
-            run_over = True
         metadata = {
             **live.state.metadata,  # type: ignore[union-attr]
             "output": result.preview,
@@ -304,31 +291,6 @@ class SessionService:
         finished = assistant.model_copy(update={"completed_ms": now_ms(), "finish": "stop"})
         w.message(finished)
         return finished, final
-
-    @staticmethod
-    def _watch_spawn(before: set[int], found: Callable[[int], None], done: Callable[[], bool]) -> None:
-        """Learn the pid of the shell the runner is about to spawn (it has no spawn callback).
-
-        The runner spawns synchronously before its first await, so a callback queued now runs
-        just after the spawn; it looks for the one new session-leading child of this process
-        (a few retries, 20 ms apart, in case the runner awaits before spawning).
-        """
-        loop = asyncio.get_running_loop()
-        tries = 0
-
-        def look() -> None:
-            nonlocal tries
-            if done():
-                return
-            pid = orphan.new_leader(before)
-            if pid is not None:
-                found(pid)
-                return
-            tries += 1
-            if tries < _SPAWN_LOOKS:
-                loop.call_later(0.02, look)
-
-        loop.call_soon(look)
 
     def _fail(self, part: ToolPart, assistant: AssistantMessage, error: str, cancelled: bool) -> None:
         state = part.state

@@ -283,6 +283,7 @@ async def run(
     no_timeout: bool = False,
     on_data: Callable[[bytes], None] | None = None,
     exit_watch: WatchKind = "auto",
+    on_spawn: Callable[[int], None] | None = None,
 ) -> ShellResult:
     """Run ``command`` with the chosen shell as ``<shell> -c -- <command>`` (one argv string).
 
@@ -296,6 +297,9 @@ async def run(
     throttled (<= ~10/s, always a final call) with the latest ~30,000 characters;
     ``on_data(chunk)`` with every raw chunk as read (unthrottled, uncleaned: for a terminal).
     ``exit_watch`` picks how the exit is noticed (pidfd when available, else a thread).
+    ``on_spawn(pid)`` is called once right after the shell starts (its pid is also its
+    process-group id), so a caller can record it for crash recovery; an exception from it
+    is logged and does not stop the command.
 
     Raises InvalidTimeout before anything runs; WorkdirNotFound, ShellNotFound or
     ToolError if the process cannot start. (seed: shell tool, 6.4 / 6.5; spec 2.3.)
@@ -325,6 +329,11 @@ async def run(
             buffer.close()
             raise _spawn_error(exc, choice, workdir) from exc
         pid = proc.pid
+        if on_spawn is not None:
+            try:
+                on_spawn(pid)
+            except Exception:
+                log.exception("on_spawn callback failed")
         outcome, returncode, background = await _drive(proc, protocol, abort, timeout, cfg.shell, exit_watch)
     final_preview = ""
     if protocol.preview is not None:  # None too when the callback failed earlier

@@ -10,7 +10,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,44 +39,6 @@ def _stat(pid: int) -> tuple[str, int, int, int] | None:
         return None
     fields = raw[raw.rfind(b")") + 2 :].split()
     return fields[0].decode(), int(fields[1]), int(fields[2]), int(fields[3])
-
-
-def _children() -> set[int]:
-    """Pids of this process's children (all threads); a full /proc scan where the kernel
-    does not offer ``/proc/self/task/*/children``."""
-    me = os.getpid()
-    found: set[int] = set()
-    try:
-        tasks = list((_PROC / str(me) / "task").iterdir())
-        for task in tasks:
-            found.update(int(p) for p in (task / "children").read_text().split())
-        return found
-    except (OSError, ValueError):
-        pass
-    with contextlib.suppress(OSError):
-        for entry in os.scandir(_PROC):
-            if entry.name.isdigit():
-                info = _stat(int(entry.name))
-                if info is not None and info[1] == me:
-                    found.add(int(entry.name))
-    return found
-
-
-def session_leaders() -> set[int]:
-    """This process's live children that lead their own session (how commands are started)."""
-    leaders: set[int] = set()
-    for pid in _children():
-        info = _stat(pid)
-        if info is not None and info[0] not in ("Z", "X") and info[3] == pid:
-            leaders.add(pid)
-    return leaders
-
-
-def new_leader(before: Iterable[int]) -> int | None:
-    """The one session-leading child started since ``before`` was taken, else None (none or
-    several: then which one is ours cannot be told, and recording none is the safe side)."""
-    fresh = session_leaders() - set(before)
-    return fresh.pop() if len(fresh) == 1 else None
 
 
 def _members(pgid: int) -> list[int]:
@@ -136,4 +98,4 @@ def stop_orphan(record: Mapping[str, Any] | None) -> bool:
     return True
 
 
-__all__ = ["new_leader", "process_record", "session_leaders", "stop_orphan"]
+__all__ = ["process_record", "stop_orphan"]
