@@ -11,7 +11,7 @@ import json
 from typing import Any, TextIO, cast
 
 from shellpilot.bus import Event
-from shellpilot.cli.echo import LiveEcho
+from shellpilot.cli.preview_echo import PreviewEcho
 
 _DIM, _RED, _RESET = "\x1b[2m", "\x1b[31m", "\x1b[0m"
 
@@ -33,15 +33,16 @@ class TextRenderer:
     """Streams a turn as a person reads it.
 
     The main session's assistant text goes to ``out`` as it streams; each tool call gets a
-    header line on ``err`` (``$ command`` for bash), its live output (previews, complete
-    lines only), and a status line when it ends. Child sessions (subtasks) are shown on
+    header line on ``err`` (``$ command`` for bash), its live output (``PreviewEcho``:
+    complete lines only, a marker where the throttled window skipped output), and a
+    status line when it ends. Child sessions (subtasks) are shown on
     ``err``, indented with the agent's name.
     """
 
     def __init__(self, session_id: str, out: TextIO, err: TextIO, *, color: bool = False) -> None:
         self.session_id = session_id
         self._out, self._err, self._color = out, err, color
-        self._echoes: dict[str, LiveEcho] = {}
+        self._echoes: dict[str, PreviewEcho] = {}
         self._done: set[str] = set()
         self._text_open = False
 
@@ -79,7 +80,7 @@ class TextRenderer:
         prefix = self._prefix(part)
         if key not in self._echoes:
             self._line(self._style(prefix + _summary(part.tool, state.input), _DIM))
-            self._echoes[key] = LiveEcho(cast(TextIO, _Indented(self._err, prefix)))
+            self._echoes[key] = PreviewEcho(cast(TextIO, _Indented(self._err, prefix)))
         echo = self._echoes[key]
         output = state.metadata.get("output") if part.tool == "bash" else None
         if state.status == "running":

@@ -1,0 +1,84 @@
+"""The live window echo of ``shellpilot run``: real runner previews and hand-made windows."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+from pathlib import Path
+
+from shellpilot.cli.preview_echo import SKIPPED, PreviewEcho
+from shellpilot.shell.text import PREVIEW_CHARS, preview_text
+
+
+def _window(lines: range, size: int = PREVIEW_CHARS) -> str:
+    """What the runner previews after ``lines`` were printed: the last ``size`` bytes."""
+    data = "".join(f"{n}\n" for n in lines).encode()
+    return preview_text(data[-size:], size)
+
+
+def _check_numbers(printed: str) -> list[int]:
+    """Every printed line is a whole number, ascending; markers stand between gaps."""
+    numbers: list[int] = []
+    for line in printed.splitlines():
+        if line == SKIPPED.strip():
+            numbers.append(-1)
+            continue
+        assert re.fullmatch(r"\d+", line), f"fragment printed as a line: {line!r}"
+        numbers.append(int(line))
+    values = [n for n in numbers if n >= 0]
+    assert values == sorted(values) and len(set(values)) == len(values)
+    for before, after in itertools.pairwise(numbers):
+        if before >= 0 and after >= 0:
+            assert after == before + 1, f"skipped {before}..{after} without a marker"
+    return numbers
+
+
+def test_small_output_streams_without_markers() -> None:
+    out = io.StringIO()
+    echo = PreviewEcho(out)
+    echo.preview("1\n2\npar")
+    echo.preview("1\n2\npartial 3\n4\n")
+    echo.finish("1\n2\npartial 3\n4\nlast")
+    assert out.getvalue() == "1\n2\npartial 3\n4\nlast" and echo.skips == 0
+
+
+def test_a_first_window_already_cut_is_marked_and_its_fragment_dropped() -> None:
+    out = io.StringIO()
+    echo = PreviewEcho(out)
+    preview = _window(range(1, 10_000))  # no "...\n\n": the runner cut exactly PREVIEW_CHARS bytes
+    assert not preview.startswith("...")
+    echo.preview(preview)
+    printed = out.getvalue()
+    assert printed.startswith(SKIPPED)
+    numbers = _check_numbers(printed)
+    assert numbers[0] == -1 and numbers[-1] == 9_999
+
+
+def test_sliding_windows_mark_each_gap_and_continue_contiguous_ones() -> None:
+    out = io.StringIO()
+    echo = PreviewEcho(out)
+    echo.preview(_window(range(1, 100)))  # whole
+    echo.preview(_window(range(1, 3_000)))  # overlaps what was printed: contiguous
+    echo.preview(_window(range(1, 50_000)))  # slid far: a gap
+    echo.finish(_window(range(1, 50_001)))
+    numbers = _check_numbers(out.getvalue())
+    assert numbers[:99] == list(range(1, 100)) and numbers.count(-1) == 1 and numbers[-1] == 50_000
+    assert echo.skips == 1
+
+
+async def test_real_runner_previews_of_seq_200000(tmp_path: Path) -> None:
+    """The reported case: a bash call printing 200,000 lines, previews as the tool gets them."""
+    from shellpilot.shell.runner import run
+
+    previews: list[str] = []
+    result = await run("seq 1 200000", cwd=tmp_path, on_output=previews.append, output_dir=tmp_path)
+    assert result.exit_code == 0
+    out = io.StringIO()
+    echo = PreviewEcho(out)
+    for preview in previews[:-1]:
+        echo.preview(preview)
+    echo.finish(previews[-1] if previews else result.preview)
+    numbers = _check_numbers(out.getvalue())
+    assert numbers[-1] == 200_000
+    assert numbers[0] in (1, -1)  # starts at the beginning, or says it skipped
