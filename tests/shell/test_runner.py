@@ -362,7 +362,7 @@ async def test_a_failing_live_callback_does_not_lose_output(tmp_path: Path) -> N
 
 async def test_on_spawn_reports_the_shell_pid_while_it_runs(tmp_path: Path) -> None:
     seen: list[tuple[int, bool]] = []
-    result = await go("echo $$", tmp_path, on_spawn=lambda pid: seen.append((pid, alive(pid))))
+    result = await go("echo $$; sleep 0.5", tmp_path, on_spawn=lambda pid: seen.append((pid, alive(pid))))
     assert len(seen) == 1
     pid, was_alive = seen[0]
     assert was_alive and pid == result.pid == pids_in(result.output)[0]
