@@ -43,3 +43,9 @@ def test_agent_without_prompt_gets_the_build_prompt(project: Path) -> None:
     registry = AgentRegistry(Config.model_validate({"agent": {"bare": {}}}))
     text = system_prompt(registry.get("bare"), environment(project))
     assert text.startswith(registry.get("build").prompt)
+
+
+def test_prompt_describes_truncation_as_head_and_tail(project: Path) -> None:
+    text = system_prompt(AgentRegistry(Config()).get("build"), environment(project))
+    assert "truncated to their tail" not in text
+    assert "first and last lines" in text and "sed -n 'A,Bp' <file>" in text

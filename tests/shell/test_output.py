@@ -134,3 +134,25 @@ def test_count_newlines_is_exact_for_any_density(line: int, size: int) -> None:
 def test_count_newlines_with_sparse_samples_and_dense_rest() -> None:
     data = b"a" * 4096 + b"\n" * 100_000 + b"b" * 4096 + b"\n" * 50_000
     assert count_newlines(data) == 150_000
+
+
+def test_truncation_note_names_commands_bash_can_run(tmp_path: Path) -> None:
+    import re
+    import subprocess
+
+    spill = tmp_path / "out dir" / "tool_1"
+    data = b"".join(b"line %d\n" % i for i in range(1, 5001))
+    buffer = OutputBuffer(OutputLimits(), spill)
+    feed(buffer, data, 4096)
+    text = buffer.finish().text
+    assert "Grep" not in text and "offset/limit" not in text
+    assert "needs no external-directory approval" in text
+    commands = re.findall(r"`([^`]+)`", text.split("omitted ...]", 1)[1])
+    assert [c.split()[0] for c in commands] == ["grep", "sed", "tail"]
+    grep = commands[0].replace("PATTERN", "'^line 4321$'")
+    sed = commands[1].replace("A,B", "2,3")
+    tail = commands[2].replace(" N ", " 1 ")
+    run = [
+        subprocess.run(["bash", "-c", c], capture_output=True, text=True).stdout for c in (grep, sed, tail)
+    ]
+    assert run == ["4321:line 4321\n", "line 2\nline 3\n", "line 5000\n"]

@@ -7,6 +7,7 @@ text. Must not touch: processes, permissions, the event loop (the runner feeds i
 from __future__ import annotations
 
 import enum
+import shlex
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -310,9 +311,12 @@ def _marker(
     else:
         what = f"{omitted_bytes} of {total_bytes} bytes omitted from the middle of a line"
     if path is not None:
+        quoted = shlex.quote(path)
         where = (
             f"The full output is saved to: {path}\n"
-            "Search it with Grep or read parts of it (offset/limit) instead of re-running the command."
+            "Read the parts you need with bash instead of re-running the command: "
+            f"`grep -n PATTERN {quoted}`, `sed -n 'A,Bp' {quoted}` (lines A to B), "
+            f"`tail -n N {quoted}`. Reading that file needs no external-directory approval."
         )
     else:
         where = f"The full output could not be saved ({error})."
