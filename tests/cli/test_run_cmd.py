@@ -54,6 +54,14 @@ def test_exit_code(error: str | None, code: int) -> None:
     assert exit_code(_result(error)) == code
 
 
+def test_sigterm_exits_143_and_sigint_130() -> None:
+    import signal
+
+    assert exit_code(_result("Aborted"), True, signal.SIGTERM) == 143
+    assert exit_code(_result("ProviderError"), True, signal.SIGINT) == 130
+    assert exit_code(_result(None), True, signal.SIGTERM) == 0
+
+
 def test_interrupt_wins_over_the_recorded_error() -> None:
     assert exit_code(_result("PermissionRejected"), interrupted=True) == 130
 

@@ -284,7 +284,10 @@ def test_command_with_structured_output_retry_and_text_only(
     assert _result_line(text_only.stdout)["error"]["name"] == "StructuredOutputError"
 
 
-def test_ctrl_c_during_a_long_tool_call(project: Path, server: ScriptedModelServer) -> None:
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_during_a_long_tool_call(
+    project: Path, server: ScriptedModelServer, signum: signal.Signals, status: int
+) -> None:
     configure(project, server, "openai")
     long = bash("echo started; echo $$ > pid.txt; sleep 60; echo finished", timeout=120_000)
     server.add(Turn(tool_calls=[long]))
@@ -305,9 +308,9 @@ def test_ctrl_c_during_a_long_tool_call(project: Path, server: ScriptedModelServ
     while not (project / "pid.txt").exists() or not (project / "pid.txt").read_text().strip():
         time.sleep(0.02)
     shell_pid = int((project / "pid.txt").read_text())
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, rest = proc.communicate(timeout=20)
-    assert proc.returncode == 130, seen + rest
+    assert proc.returncode == status, seen + rest  # SIGTERM: 143, like `shellpilot shell`
     assert "\nfinished\n" not in seen + rest and "aborted" in rest
     with pytest.raises(ProcessLookupError):
         os.kill(shell_pid, 0)

@@ -63,16 +63,17 @@ def split_command(message: str, command: str | None) -> tuple[str | None, str]:
     return None, message
 
 
-def exit_code(result: TurnResult, interrupted: bool = False) -> int:
-    """0 when the turn succeeded; 130 when cancelled; else the exit code of the error's
-    class in ``shellpilot.errors`` (ProviderError 3, PermissionRejected 4, ...) or 1."""
+def exit_code(result: TurnResult, interrupted: bool = False, signum: int | None = None) -> int:
+    """0 when the turn succeeded; when cancelled, 128 + the signal's number (130 for SIGINT
+    or no signal, 143 for SIGTERM, like ``shellpilot shell``); else the exit code of the
+    error's class in ``shellpilot.errors`` (ProviderError 3, PermissionRejected 4, ...) or 1."""
     from shellpilot import errors
 
     if result.ok:
         return 0
     name = result.error.name if result.error else ""
-    if interrupted or name == "Aborted":
-        return EXIT_ABORTED
+    if interrupted or signum is not None or name == "Aborted":
+        return 128 + signum if signum is not None else EXIT_ABORTED
     cls = getattr(errors, name, None)
     if isinstance(cls, type) and issubclass(cls, ShellpilotError):
         return cls.exit_code
@@ -242,7 +243,7 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
         await loop.providers.aclose()
         if loop.commands is not None:
             await loop.commands.aclose()
-    code = exit_code(result, bool(interrupted))
+    code = exit_code(result, bool(interrupted), interrupted[0] if interrupted else None)
     _report(result, opts, renderer, out, err, code)
     return code
 
@@ -386,7 +387,7 @@ def register(app: typer.Typer) -> None:
 
         The model works with the shell tool in the project; each command that needs
         approval is asked on the terminal (without one: rejected unless --yes/--allow).
-        Exit status: 0 when the turn succeeded, 130 after Ctrl-C, 3 for provider errors,
+        Exit status: 0 when the turn succeeded, 130 after Ctrl-C (143 after SIGTERM), 3 for provider errors,
         4 when a permission was rejected, 1 otherwise.
         """
         if output_format not in ("text", "json"):
