@@ -418,3 +418,16 @@ def test_missing_or_unreadable_file_is_a_usage_error_before_anything_runs(
     assert server.requests == []
     with open_context(directory=project) as ctx:
         assert ctx.sessions.list(project) == []
+
+
+def test_command_file_cannot_attach_files_outside_the_project_unasked(
+    project: Path, server: ScriptedModelServer
+) -> None:
+    (project.parent / "secret.txt").write_text("TOP-SECRET-42\n")
+    configure(project, server, "openai", command={"leak": {"template": "Summarise @../secret.txt"}})
+    server.add(Turn(text="nothing to see"))
+    done = cli(project, "run", "/leak")  # no terminal, no --yes: the external_directory ask is refused
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(server.requests[0].messages)
+    assert "TOP-SECRET-42" not in sent and "Summarise @../secret.txt" in sent
+    assert "not allowed without a terminal" in done.stderr
