@@ -190,3 +190,6 @@ def test_render_outside_reference_needs_permission(project: Path) -> None:
     )
     result = runner.invoke(app, [*args, "--yes"])
     assert f"file: ../secret.txt (text/plain) {secret}" in result.stdout.splitlines()
+    result = runner.invoke(app, [*args, "--allow", f"{project.parent}/*"])  # that folder only
+    assert f"file: ../secret.txt (text/plain) {secret}" in result.stdout.splitlines()
+    assert "@/etc/hostname: outside the project" in result.stderr
