@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
@@ -30,13 +31,13 @@ from shellpilot.provider.base import (
     settle_finish,
 )
 from shellpilot.provider.failure import (
-    cause_text,
-    close_quietly,
+    connection_failed,
     error_detail,
-    is_transport_error,
-    retry_after_s,
+    mapped_stream,
+    other_error,
+    status_error,
 )
-from shellpilot.provider.retry import RetryPolicy, is_transient_status, retrying
+from shellpilot.provider.retry import RetryPolicy, retrying
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -208,24 +209,10 @@ def map_anthropic_error(exc: BaseException, provider: str, key_hint: str = "") -
             transient = any(t in kind for t in _TRANSIENT_TYPES)
             text = f"{provider}: stream error: {detail}"
             return ProviderError(text, provider=provider, retryable=transient)
-        text = f"{provider}: HTTP {status}: {detail}"
-        if status in (401, 403) and key_hint:
-            text += f" (check the API key: {key_hint})"
-        elif status == 404:
-            text += " (check the model name and the base_url)"
-        return ProviderError(
-            text,
-            provider=provider,
-            status=status,
-            retryable=is_transient_status(status),
-            retry_after_s=retry_after_s(exc),
-        )
+        return status_error(exc, provider, status, detail, key_hint)
     if isinstance(exc, anthropic.APIConnectionError):
-        text = f"{provider}: connection failed: {exc.message} ({cause_text(exc)})"
-        return ProviderError(text, provider=provider, retryable=True)
-    if is_transport_error(exc):
-        return ProviderError(f"{provider}: connection lost: {exc!r}", provider=provider, retryable=True)
-    return ProviderError(f"{provider}: {type(exc).__name__}: {exc}", provider=provider)
+        return connection_failed(exc, provider, exc.message)
+    return other_error(exc, provider)
 
 
 class AnthropicProvider:
@@ -277,19 +264,11 @@ class AnthropicProvider:
         except Exception as exc:
             raise map_anthropic_error(exc, self.name, self._key_hint) from exc
         assembler = EventAssembler()
-        try:
-            events = aiter(stream)
-            while True:
-                try:
-                    raw = await anext(events)
-                except StopAsyncIteration:
-                    break
-                except Exception as exc:
-                    raise map_anthropic_error(exc, self.name, self._key_hint) from exc
+        raw_events = mapped_stream(stream, lambda exc: map_anthropic_error(exc, self.name, self._key_hint))
+        async with aclosing(raw_events):
+            async for raw in raw_events:
                 for event in assembler.feed(raw):
                     yield event
-        finally:
-            await close_quietly(stream)
         if not assembler.stopped:
             raise ProviderError(
                 f"{self.name}: the stream ended before message_stop (connection cut?)",

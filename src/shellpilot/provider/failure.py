@@ -1,6 +1,7 @@
 """Helpers shared by the SDK boundaries for turning failures into ``ProviderError`` text.
 
-Owns: reading error bodies, recognising transport errors, closing broken streams quietly.
+Owns: reading error bodies, recognising transport errors, the ``ProviderError`` texts both SDKs
+share (HTTP status, connection), reading an SDK stream with its errors mapped, closing it quietly.
 Must not touch: SDK imports (each provider module maps its own SDK's exception classes).
 """
 
@@ -8,8 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import AsyncGenerator, Callable
 from email.utils import parsedate_to_datetime
 from typing import Any
+
+from shellpilot.errors import ProviderError
+from shellpilot.provider.retry import is_transient_status
 
 
 def error_detail(body: object) -> str:
@@ -40,6 +45,61 @@ async def close_quietly(stream: Any) -> None:
     """Close an SDK stream; a failure to close must not hide the error that got us here."""
     with contextlib.suppress(Exception):
         await stream.close()
+
+
+async def mapped_stream(
+    stream: Any, map_error: Callable[[BaseException], ProviderError]
+) -> AsyncGenerator[Any, None]:
+    """The items of an SDK ``stream``; an ``Exception`` while reading is raised as ``map_error(exc)``.
+
+    The stream is closed quietly however the reading ends (exhausted, failed, cancelled, or this
+    generator closed): iterate it inside ``contextlib.aclosing`` so that closing is prompt.
+    """
+    try:
+        items = aiter(stream)
+        while True:
+            try:
+                item = await anext(items)
+            except StopAsyncIteration:
+                break
+            except Exception as exc:
+                raise map_error(exc) from exc
+            yield item
+    finally:
+        await close_quietly(stream)
+
+
+def status_error(exc: BaseException, provider: str, status: int, detail: str, key_hint: str) -> ProviderError:
+    """``{provider}: HTTP {status}: {detail}`` for an HTTP error answer of either SDK.
+
+    Adds a hint for 401/403 (the key, named by ``key_hint`` when given) and 404 (model name and
+    base_url); retryable when the status is transient, with the server's retry-after from ``exc``.
+    """
+    text = f"{provider}: HTTP {status}: {detail}"
+    if status in (401, 403) and key_hint:
+        text += f" (check the API key: {key_hint})"
+    elif status == 404:
+        text += " (check the model name and the base_url)"
+    return ProviderError(
+        text,
+        provider=provider,
+        status=status,
+        retryable=is_transient_status(status),
+        retry_after_s=retry_after_s(exc),
+    )
+
+
+def connection_failed(exc: BaseException, provider: str, message: str) -> ProviderError:
+    """An SDK connection error (``message`` is the SDK's text): retryable, naming the real cause."""
+    text = f"{provider}: connection failed: {message} ({cause_text(exc)})"
+    return ProviderError(text, provider=provider, retryable=True)
+
+
+def other_error(exc: BaseException, provider: str) -> ProviderError:
+    """What neither SDK class matched: a transport error is a retryable lost connection, the rest not."""
+    if is_transport_error(exc):
+        return ProviderError(f"{provider}: connection lost: {exc!r}", provider=provider, retryable=True)
+    return ProviderError(f"{provider}: {type(exc).__name__}: {exc}", provider=provider)
 
 
 def retry_after_s(exc: BaseException) -> float | None:

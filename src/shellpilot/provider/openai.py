@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
@@ -31,13 +32,13 @@ from shellpilot.provider.base import (
     settle_finish,
 )
 from shellpilot.provider.failure import (
-    cause_text,
-    close_quietly,
+    connection_failed,
     error_detail,
-    is_transport_error,
-    retry_after_s,
+    mapped_stream,
+    other_error,
+    status_error,
 )
-from shellpilot.provider.retry import RetryPolicy, is_transient_status, retrying
+from shellpilot.provider.retry import RetryPolicy, retrying
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -220,31 +221,16 @@ def map_openai_error(exc: BaseException, provider: str, key_hint: str = "") -> P
     import openai
 
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
         detail = error_detail(exc.body) or exc.message
-        text = f"{provider}: HTTP {status}: {detail}"
-        if status in (401, 403) and key_hint:
-            text += f" (check the API key: {key_hint})"
-        elif status == 404:
-            text += " (check the model name and the base_url)"
-        return ProviderError(
-            text,
-            provider=provider,
-            status=status,
-            retryable=is_transient_status(status),
-            retry_after_s=retry_after_s(exc),
-        )
+        return status_error(exc, provider, exc.status_code, detail, key_hint)
     if isinstance(exc, openai.APIConnectionError):
-        text = f"{provider}: connection failed: {exc.message} ({cause_text(exc)})"
-        return ProviderError(text, provider=provider, retryable=True)
+        return connection_failed(exc, provider, exc.message)
     if isinstance(exc, openai.APIError):
         detail = error_detail(exc.body) or exc.message
         kind = json.dumps(exc.body) if exc.body is not None else ""
         transient = any(word in kind for word in ("server_error", "overloaded", "rate_limit"))
         return ProviderError(f"{provider}: stream error: {detail}", provider=provider, retryable=transient)
-    if is_transport_error(exc):
-        return ProviderError(f"{provider}: connection lost: {exc!r}", provider=provider, retryable=True)
-    return ProviderError(f"{provider}: {type(exc).__name__}: {exc}", provider=provider)
+    return other_error(exc, provider)
 
 
 class OpenAIProvider:
@@ -305,19 +291,11 @@ class OpenAIProvider:
         except Exception as exc:
             raise map_openai_error(exc, self.name, self._key_hint) from exc
         assembler = ChunkAssembler()
-        try:
-            chunks = aiter(stream)
-            while True:
-                try:
-                    chunk = await anext(chunks)
-                except StopAsyncIteration:
-                    break
-                except Exception as exc:
-                    raise map_openai_error(exc, self.name, self._key_hint) from exc
+        chunks = mapped_stream(stream, lambda exc: map_openai_error(exc, self.name, self._key_hint))
+        async with aclosing(chunks):
+            async for chunk in chunks:
                 for event in assembler.feed(chunk):
                     yield event
-        finally:
-            await close_quietly(stream)
         for event in assembler.finish():
             yield event
 
