@@ -3,6 +3,11 @@
 Data flows CLI -> session -> tool -> (scan | permission | runner); the scanner knows no
 processes, the runner no permissions, the permission engine no shells, providers no
 sessions. The check reads every module's imports (also those inside functions).
+
+One exception crosses sideways: storage may import ``shellpilot.shell.process_group``
+(pure /proc reads, no runner state) so that the process record a running part keeps
+(``process_record``, made by the tool/service at spawn) and the recovery kill that checks
+it (``storage.orphan``) share one ``start_time`` definition and cannot drift apart.
 """
 
 from __future__ import annotations
@@ -76,7 +81,11 @@ def _allowed(source: str, target: str) -> bool:
     if src == "provider":
         return dst in FOUNDATION
     if src == "storage":
-        return dst in FOUNDATION or target in {"shellpilot.session.models", "shellpilot.session.events"}
+        return dst in FOUNDATION or target in {
+            "shellpilot.session.models",
+            "shellpilot.session.events",
+            "shellpilot.shell.process_group",
+        }
     if src == "command":
         return dst not in {"session", "storage", "cli", "provider", "server", "agent"}
     return dst != "cli" or src in {"__main__", "server"}

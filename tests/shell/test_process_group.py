@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from shellpilot.shell.child import ExitWatch, spawn
-from shellpilot.shell.process_group import group_members, terminate_group
+from shellpilot.shell.process_group import group_members, process_record, start_time, terminate_group
 
 
 async def test_members_are_found_and_killed_with_grandchildren(tmp_path: Path) -> None:
@@ -33,3 +33,21 @@ async def test_nothing_to_kill(tmp_path: Path) -> None:
     assert group_members(proc.pid, quick=True) == []
     assert group_members(proc.pid) == []
     assert await terminate_group(proc.pid, grace_s=0.1) == []
+
+
+async def test_process_record_names_the_group_and_its_start_time(tmp_path: Path) -> None:
+    proc = spawn(["sleep", "30"], cwd=tmp_path, env=dict(os.environ))
+    try:
+        record = process_record(proc.pid)
+        assert record is not None and record == {
+            "pid": proc.pid,
+            "pgid": proc.pid,
+            "start": start_time(proc.pid),
+        }
+        assert record["start"].isdigit() and start_time(os.getpid()) != ""
+    finally:
+        await terminate_group(proc.pid, 1.0)
+        proc.wait(5)
+        assert proc.stdout is not None
+        proc.stdout.close()
+    assert process_record(proc.pid) is None  # reaped: /proc has nothing to say

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.storage.orphan import process_record, stop_orphan
+from shellpilot.shell.process_group import process_record
+from shellpilot.storage.orphan import stop_orphan
 
 
 def _alive(pid: int) -> bool:

@@ -77,6 +77,16 @@ async def test_runs_a_command_and_reports_metadata(project: Path) -> None:
     assert live and live[-1]["output"] == "hi\nf\n"
 
 
+async def test_the_shell_process_is_published_for_crash_recovery(project: Path) -> None:
+    tool, ctx, live = make(project, Asks())
+    result = await tool.execute(params("echo $$"), ctx)
+    shell_pid = int(result.output.strip())
+    records = [values["process"] for values in live if "process" in values]
+    assert len(records) == 1 and "process" in live[0]  # first: at spawn, before any output
+    (record,) = records
+    assert record["pid"] == record["pgid"] == shell_pid and record["start"]
+
+
 async def test_workdir_inside_the_project_needs_no_directory_ask(project: Path) -> None:
     (project / "sub").mkdir()
     asks = Asks()
@@ -189,7 +199,7 @@ async def test_timeout_and_abort_are_reported(project: Path) -> None:
     # Abort once the command is seen running (its live output), not after a guessed sleep.
     tool, ctx, _ = make(project, Asks())
     running = asyncio.Event()
-    ctx.metadata = lambda title, values: running.set() if "begin" in values["output"] else None
+    ctx.metadata = lambda title, values: running.set() if "begin" in values.get("output", "") else None
     task = asyncio.create_task(tool.execute(params("echo begin; sleep 30"), ctx))
     await asyncio.wait_for(running.wait(), 10)
     ctx.abort.set()

@@ -34,7 +34,6 @@ from shellpilot.session.models import (
 )
 from shellpilot.session.run_state import RunState
 from shellpilot.session.writer import SessionWriter
-from shellpilot.storage import orphan
 from shellpilot.storage.store import SessionStore
 
 USER_SHELL_TEXT = "The following tool was executed by the user"
@@ -210,6 +209,7 @@ class SessionService:
         on_data: DataFn | None,
     ) -> tuple[AssistantMessage, ToolPart]:
         from shellpilot.shell import runner
+        from shellpilot.shell.process_group import process_record
 
         w = self.writer
         project = Path(session.project_dir)
@@ -234,7 +234,7 @@ class SessionService:
         def spawned(pid: int) -> None:
             # Written at once (not coalesced): if this process dies, recovery must find it.
             nonlocal live
-            record = orphan.process_record(pid)
+            record = process_record(pid)
             state = live.state
             if record is None or not isinstance(state, ToolRunning):
                 return

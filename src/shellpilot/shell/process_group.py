@@ -1,7 +1,7 @@
 """Finding and killing what is left of a command's process group (its own session).
 
-Owns: /proc liveness checks and the TERM -> grace -> KILL sequence for one group.
-Must not touch: pipes, output, the command's result; the runner decides when to call it.
+Owns: /proc liveness checks, the TERM -> grace -> KILL sequence for one group and the
+crash-recovery process record. Must not touch: pipes, output, results, storage.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 _PROC = Path("/proc")
 _POLL_S = 0.02
@@ -27,6 +28,28 @@ def _stat(pid: int) -> tuple[str, int, int] | None:
         return None
     fields = raw[raw.rfind(b")") + 2 :].split()
     return fields[0].decode(), int(fields[2]), int(fields[3])
+
+
+def start_time(pid: int) -> str:
+    """The kernel start time of ``pid`` (field 22 of Linux ``/proc/<pid>/stat``, clock ticks
+    since boot, as text), or "" where it cannot be read. With the pid it names one process:
+    a later process that reuses the pid has another start time."""
+    try:
+        raw = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return ""
+    # Field 2 (comm) may hold spaces and parentheses; the fields after the last ')' are fixed.
+    fields = raw[raw.rfind(")") + 2 :].split()
+    return fields[19] if len(fields) > 19 else ""
+
+
+def process_record(pid: int) -> dict[str, Any] | None:
+    """``{"pid", "pgid", "start"}`` for a command's shell (started in its own session, so
+    its pid is its process group); ``start`` is ``start_time(pid)``. A running tool part
+    keeps it in ``metadata["process"]`` so that recovery after a crash
+    (``storage.orphan.stop_orphan``) can stop the command. None when ``/proc`` cannot say."""
+    start = start_time(pid)
+    return {"pid": pid, "pgid": pid, "start": start} if start else None
 
 
 def group_members(leader: int, *, quick: bool = False) -> list[int]:

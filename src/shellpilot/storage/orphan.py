@@ -1,7 +1,7 @@
-"""The command a dead shellpilot process left running: its process record, and stopping it.
+"""The command a dead shellpilot process left running: stopping it at recovery.
 
-Owns: the ``{"pid", "pgid", "start"}`` record a running part keeps, and the recovery kill.
-Must not touch: SQL, models, the runner (which kills its own commands while it lives).
+Owns: the recovery kill, reading the ``{"pid", "pgid", "start"}`` record a running part
+keeps (made by ``shell.process_group.process_record``). Must not touch: SQL, models, the runner.
 """
 
 from __future__ import annotations
@@ -14,21 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from shellpilot.storage.owner import start_time
+from shellpilot.shell.process_group import start_time
 
 _PROC = Path("/proc")
 _TERM_GRACE_S = 1.0
 """After SIGTERM, how long the orphaned group gets to exit before SIGKILL."""
 _KILL_WAIT_S = 1.0
 _POLL_S = 0.02
-
-
-def process_record(pid: int) -> dict[str, Any] | None:
-    """``{"pid", "pgid", "start"}`` for a command's shell (started in its own session, so
-    its pid is its process group); ``start`` is the kernel start time that tells this
-    process from a later one with the same pid. None when ``/proc`` cannot say."""
-    start = start_time(pid)
-    return {"pid": pid, "pgid": pid, "start": start} if start else None
 
 
 def _stat(pid: int) -> tuple[str, int, int, int] | None:
@@ -98,4 +90,4 @@ def stop_orphan(record: Mapping[str, Any] | None) -> bool:
     return True
 
 
-__all__ = ["process_record", "stop_orphan"]
+__all__ = ["stop_orphan"]

@@ -8,16 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-
-def start_time(pid: int) -> str:
-    """The kernel start time of ``pid`` (Linux ``/proc``), or "" where it cannot be read."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    # Field 2 (comm) may hold spaces and parentheses; the fields after the last ')' are fixed.
-    fields = stat[stat.rfind(")") + 2 :].split()
-    return fields[19] if len(fields) > 19 else ""
+from shellpilot.shell.process_group import start_time
 
 
 def _state(pid: int) -> str:

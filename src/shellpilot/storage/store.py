@@ -58,7 +58,7 @@ class SessionStore:
       "interrupted" (their live metadata, e.g. the output so far, kept), their assistant
       message gets an ``Interrupted`` error, and dead processes' leases are dropped
       (``recovered`` lists the part ids). A command such a part recorded in
-      ``metadata.process`` (``storage.orphan.process_record``) that still runs as that same
+      ``metadata.process`` (``shell.process_group.process_record``) that still runs as that same
       process is killed with its group first (``metadata.interrupted.killed``).
     - sqlite3 and OS errors raise ``StorageError`` naming the file. Thread-safe (one lock).
     """

@@ -22,6 +22,7 @@ from shellpilot.ids import ascending
 from shellpilot.paths import tool_output_dir
 from shellpilot.shell.detect import ShellChoice, detect_shell
 from shellpilot.shell.output import OutputLimits
+from shellpilot.shell.process_group import process_record
 from shellpilot.shell.runner import resolve_timeout, run
 from shellpilot.tool.base import ToolContext, ToolResult
 
@@ -192,7 +193,9 @@ class ShellTool:
         ``external_directory``, then ``edit`` for the paths the command writes
         (``edit_patterns``; patterns and always alike), then ``bash`` (the whole command
         too when the scan is ``unknown``), run with ``ctx.abort``, stream previews into
-        ``ctx.metadata``.
+        ``ctx.metadata`` (``"output"``) and, right after the spawn, the shell's
+        ``process_record`` (``"process"``: ``{"pid", "pgid", "start"}``) so that recovery
+        after a crash stops the command (``storage.orphan.stop_orphan``).
 
         Raises InvalidTimeout, WorkdirNotFound, PermissionDenied/Rejected/Corrected (from
         ``ctx.ask``) before anything runs.
@@ -229,6 +232,12 @@ class ShellTool:
         def on_output(preview: str) -> None:
             ctx.metadata(call.description, {"output": preview, "description": call.description})
 
+        def on_spawn(pid: int) -> None:
+            # Crash recovery: a store opened after this process died kills the recorded group.
+            record = process_record(pid)
+            if record is not None:
+                ctx.metadata(None, {"process": record})
+
         result = await run(
             call.command,
             cwd=cwd,
@@ -241,6 +250,7 @@ class ShellTool:
             output_dir=self.output_dir,
             call_id=f"{ascending('tool')}_{ctx.call_id}",
             config=self.config,
+            on_spawn=on_spawn,
         )
         return ToolResult(
             title=call.description,
