@@ -11,12 +11,16 @@ import asyncio
 import difflib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, assert_never
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from shellpilot.config.model import Config, ProviderConfig
 from shellpilot.errors import ModelNotFound, ProviderError, ProviderNotConfigured
 from shellpilot.provider.base import Provider
 from shellpilot.provider.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from shellpilot.provider.anthropic import AnthropicProvider
+    from shellpilot.provider.openai import OpenAIProvider
 
 ProviderType = Literal["openai", "anthropic"]
 
@@ -141,30 +145,25 @@ def split_model_id(model_id: str) -> tuple[str, str]:
 
 def make_provider(settings: ProviderSettings, retry: RetryPolicy) -> Provider:
     """Build the provider object for ``settings`` (no SDK import, no network yet)."""
-    timeout_s = settings.timeout_ms / 1000
+    provider_class: type[OpenAIProvider | AnthropicProvider]
     if settings.type == "openai":
         from shellpilot.provider.openai import OpenAIProvider
 
-        return OpenAIProvider(
-            settings.name,
-            api_key=settings.api_key,
-            base_url=settings.base_url,
-            timeout_s=timeout_s,
-            retry=retry,
-            key_hint=settings.key_hint,
-        )
-    if settings.type == "anthropic":
+        provider_class = OpenAIProvider
+    elif settings.type == "anthropic":
         from shellpilot.provider.anthropic import AnthropicProvider
 
-        return AnthropicProvider(
-            settings.name,
-            api_key=settings.api_key,
-            base_url=settings.base_url,
-            timeout_s=timeout_s,
-            retry=retry,
-            key_hint=settings.key_hint,
-        )
-    assert_never(settings.type)
+        provider_class = AnthropicProvider
+    else:
+        assert_never(settings.type)
+    return provider_class(
+        settings.name,
+        api_key=settings.api_key,
+        base_url=settings.base_url,
+        timeout_s=settings.timeout_ms / 1000,
+        retry=retry,
+        key_hint=settings.key_hint,
+    )
 
 
 class ProviderRegistry:
