@@ -7,7 +7,6 @@ Must not touch: config or the environment (registry.py passes key and URL); impo
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing
@@ -37,6 +36,7 @@ from shellpilot.provider.failure import (
     other_error,
     status_error,
 )
+from shellpilot.provider.loop_client import LoopClient
 from shellpilot.provider.retry import RetryPolicy, retrying
 
 if TYPE_CHECKING:
@@ -238,20 +238,18 @@ class AnthropicProvider:
         self._timeout_s = timeout_s
         self._retry = retry or RetryPolicy()
         self._key_hint = key_hint
-        self._client: AsyncAnthropic | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._client = LoopClient(self._make_client)
 
     def client(self) -> AsyncAnthropic:
         """The cached SDK client of the running event loop (made on first call)."""
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            from anthropic import AsyncAnthropic
+        return self._client.get()
 
-            self._client = AsyncAnthropic(
-                api_key=self._api_key, base_url=self.base_url, timeout=self._timeout_s, max_retries=0
-            )
-            self._client_loop = loop
-        return self._client
+    def _make_client(self) -> AsyncAnthropic:
+        from anthropic import AsyncAnthropic
+
+        return AsyncAnthropic(
+            api_key=self._api_key, base_url=self.base_url, timeout=self._timeout_s, max_retries=0
+        )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one turn (see ``Provider.stream``)."""
@@ -280,7 +278,4 @@ class AnthropicProvider:
 
     async def aclose(self) -> None:
         """Close the cached SDK client (safe to call twice)."""
-        client, self._client = self._client, None
-        if client is not None and self._client_loop is asyncio.get_running_loop():
-            await client.close()
-        self._client_loop = None
+        await self._client.aclose()

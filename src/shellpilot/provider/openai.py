@@ -7,7 +7,6 @@ Must not touch: config or the environment (registry.py passes key and URL); impo
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing
@@ -38,6 +37,7 @@ from shellpilot.provider.failure import (
     other_error,
     status_error,
 )
+from shellpilot.provider.loop_client import LoopClient
 from shellpilot.provider.retry import RetryPolicy, retrying
 
 if TYPE_CHECKING:
@@ -263,20 +263,18 @@ class OpenAIProvider:
         self._include_usage = include_usage
         official = self.base_url.rstrip("/") == DEFAULT_BASE_URL
         self._max_tokens_field = "max_completion_tokens" if official else "max_tokens"
-        self._client: AsyncOpenAI | None = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._client = LoopClient(self._make_client)
 
     def client(self) -> AsyncOpenAI:
         """The cached SDK client of the running event loop (made on first call)."""
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            from openai import AsyncOpenAI
+        return self._client.get()
 
-            self._client = AsyncOpenAI(
-                api_key=self._api_key, base_url=self.base_url, timeout=self._timeout_s, max_retries=0
-            )
-            self._client_loop = loop
-        return self._client
+    def _make_client(self) -> AsyncOpenAI:
+        from openai import AsyncOpenAI
+
+        return AsyncOpenAI(
+            api_key=self._api_key, base_url=self.base_url, timeout=self._timeout_s, max_retries=0
+        )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one turn (see ``Provider.stream``)."""
@@ -301,7 +299,4 @@ class OpenAIProvider:
 
     async def aclose(self) -> None:
         """Close the cached SDK client (safe to call twice)."""
-        client, self._client = self._client, None
-        if client is not None and self._client_loop is asyncio.get_running_loop():
-            await client.close()
-        self._client_loop = None
+        await self._client.aclose()

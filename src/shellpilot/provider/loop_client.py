@@ -1,0 +1,45 @@
+"""An SDK client cached per event loop: what both SDK providers keep between turns.
+
+Owns: making the client on first use in a loop, remaking it in another loop, closing it.
+Must not touch: SDK imports (the provider passes the factory that imports its SDK lazily).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
+
+
+class Closable(Protocol):
+    """An async SDK client: ``await client.close()`` releases its connections."""
+
+    async def close(self) -> None: ...
+
+
+ClientT = TypeVar("ClientT", bound=Closable)
+
+
+class LoopClient(Generic[ClientT]):
+    """One client per running event loop, made by ``make()`` (an SDK client's connections
+    belong to the loop that opened them, so a call from another loop gets a new client)."""
+
+    def __init__(self, make: Callable[[], ClientT]) -> None:
+        self._make = make
+        self._client: ClientT | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def get(self) -> ClientT:
+        """The cached client of the running event loop (made on first call in that loop)."""
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client = self._make()
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the cached client if it belongs to the running loop; forget it either way (safe twice)."""
+        client, self._client = self._client, None
+        if client is not None and self._loop is asyncio.get_running_loop():
+            await client.close()
+        self._loop = None
