@@ -8,13 +8,17 @@ import re
 from pathlib import Path
 
 from shellpilot.cli.preview_echo import SKIPPED, PreviewEcho
-from shellpilot.shell.text import PREVIEW_CHARS, preview_text
+from shellpilot.shell.output import OutputBuffer, OutputLimits
+from shellpilot.shell.text import CUT_PREFIX, PREVIEW_CHARS, preview_text
 
 
 def _window(lines: range, size: int = PREVIEW_CHARS) -> str:
-    """What the runner previews after ``lines`` were printed: the last ``size`` bytes."""
-    data = "".join(f"{n}\n" for n in lines).encode()
-    return preview_text(data[-size:], size)
+    """What the runner previews after ``lines`` were printed (its buffer, never spilling)."""
+    buffer = OutputBuffer(OutputLimits(10**7, 10**8), Path("unused-spill"), preview_bytes=size)
+    buffer.feed("".join(f"{n}\n" for n in lines).encode())
+    data, cut = buffer.latest_lines(size)
+    buffer.close()
+    return preview_text(data, size, cut=cut)
 
 
 def _check_numbers(printed: str) -> list[int]:
@@ -46,8 +50,10 @@ def test_small_output_streams_without_markers() -> None:
 def test_a_first_window_already_cut_is_marked_and_its_fragment_dropped() -> None:
     out = io.StringIO()
     echo = PreviewEcho(out)
-    preview = _window(range(1, 10_000))  # no "...\n\n": the runner cut exactly PREVIEW_CHARS bytes
-    assert not preview.startswith("...")
+    preview = _window(range(1, 10_000))  # the runner cut it: marked, then a whole line
+    assert preview.startswith(CUT_PREFIX)
+    first, second = preview.removeprefix(CUT_PREFIX).split("\n")[:2]
+    assert int(second) == int(first) + 1
     echo.preview(preview)
     printed = out.getvalue()
     assert printed.startswith(SKIPPED)

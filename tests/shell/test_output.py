@@ -156,3 +156,21 @@ def test_truncation_note_names_commands_bash_can_run(tmp_path: Path) -> None:
         subprocess.run(["bash", "-c", c], capture_output=True, text=True).stdout for c in (grep, sed, tail)
     ]
     assert run == ["4321:line 4321\n", "line 2\nline 3\n", "line 5000\n"]
+
+
+def test_latest_lines_marks_a_cut_and_starts_at_a_line(tmp_path: Path) -> None:
+    buffer = OutputBuffer(OutputLimits(max_lines=100, max_bytes=4096), tmp_path / "spill", preview_bytes=64)
+    buffer.feed(b"one\ntwo\n")
+    assert buffer.latest_lines(64) == (b"one\ntwo\n", False)
+    for n in range(1, 200_001):
+        buffer.feed(f"{n}\n".encode())
+    data, cut = buffer.latest_lines(64)
+    assert cut and data.endswith(b"\n200000\n") and len(data) <= 64
+    first, second = data.split(b"\n")[:2]
+    assert int(second) == int(first) + 1  # whole: the cut fell in the line before it
+    buffer.feed("é".encode() * 50 + b"x")  # one line longer than the window: cut on a character
+    data, cut = buffer.latest_lines(64)
+    assert cut and data.decode() == "é" * 31 + "x"
+    buffer.feed(b"\n" + b"z" * 64)  # the byte just before the window ends a line: all 64 kept
+    assert buffer.latest_lines(64) == (b"z" * 64, True)
+    buffer.close()

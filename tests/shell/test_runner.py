@@ -18,6 +18,7 @@ from shellpilot.errors import InvalidTimeout, ShellNotFound, ShellpilotError, Wo
 from shellpilot.shell.output import OutputLimits
 from shellpilot.shell.process_group import group_members
 from shellpilot.shell.runner import RunOutcome, ShellResult, run, spill_name
+from shellpilot.shell.text import CUT_PREFIX, PREVIEW_CHARS
 
 FAST = Config.model_validate({"shell": {"kill_grace_ms": 200, "drain_ms": 300}})
 
@@ -317,6 +318,23 @@ async def test_live_preview_is_throttled_with_a_final_call(tmp_path: Path) -> No
     assert calls and calls[-1].rstrip().endswith("line40")
     assert len(calls) <= elapsed * 10 + 3
     assert result.preview == calls[-1]
+
+
+async def test_a_cut_preview_starts_with_the_marker_and_a_whole_line(tmp_path: Path) -> None:
+    calls: list[str] = []
+    result = await go("seq 1 200000", tmp_path, on_output=calls.append)
+    assert result.exit_code == 0 and calls[-1] == result.preview
+    cut = [preview for preview in calls if preview.startswith(CUT_PREFIX)]
+    assert result.preview in cut  # 1.3 MB of output: the final window is cut
+    for preview in calls:
+        body = preview.removeprefix(CUT_PREFIX)
+        assert len(body) <= PREVIEW_CHARS
+        lines = body.split("\n")
+        if preview in cut:  # the first line is whole: the next one follows it in sequence
+            assert int(lines[1]) == int(lines[0]) + 1, preview[:40]
+        else:
+            assert lines[0] == "1", preview[:40]
+    assert result.preview.endswith("\n199999\n200000\n")
 
 
 async def test_memory_stays_bounded_and_spill_is_exact(tmp_path: Path) -> None:

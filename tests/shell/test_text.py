@@ -78,13 +78,16 @@ def test_preview_text_keeps_the_latest_characters() -> None:
     assert preview_text(b"short") == "short"
     long = preview_text(b"a" * 50 + b"END", max_chars=10)
     assert long == "...\n\n" + "a" * 7 + "END"
+    assert preview_text(b"tail\n", cut=True) == "...\n\ntail\n"  # cut before it: marked
+    lines = "".join(f"line {n}\n" for n in range(100)).encode()
+    assert preview_text(lines, max_chars=30) == "...\n\nline 97\nline 98\nline 99\n"  # no fragment
 
 
 async def test_live_preview_throttles_and_always_finishes() -> None:
     loop = asyncio.get_running_loop()
     data = bytearray()
     emitted: list[str] = []
-    preview = LivePreview(lambda: bytes(data), emitted.append, loop.call_later, interval_s=0.2)
+    preview = LivePreview(lambda: (bytes(data), False), emitted.append, loop.call_later, interval_s=0.2)
     for i in range(50):
         data += f"{i}\n".encode()
         preview.poke()

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import BinaryIO, TextIO
 
-CUT_PREFIX = "...\n\n"
-"""How a preview starts when its window no longer holds the whole output (spec 2.3)."""
+from shellpilot.shell.text import CUT_PREFIX
+
 GAP = "[...]\n"
 """Written where previews skipped output that came and went between two updates."""
 _KEEP = 65_536
@@ -20,10 +20,12 @@ class LiveEcho:
     """Appends a command's output to a terminal as it arrives.
 
     ``data(chunk)`` writes raw bytes verbatim (and from then on previews are ignored).
-    ``preview(text)`` is the fallback: each preview holds the latest ~30,000 cleaned
-    characters, so only complete lines not printed yet are written; where the window
-    slid past lines between two previews, ``[...]`` marks the gap. ``finish(final)``
-    writes what is left, including a last line without a newline.
+    ``preview(text)`` is the fallback: each preview holds the latest <= 30,000 cleaned
+    characters, starting with ``CUT_PREFIX`` exactly when earlier output was left out
+    (``shell.text.preview_text``), so only complete lines not printed yet are written;
+    where the window slid past lines between two previews, ``[...]`` marks the gap and
+    the window's first line is dropped (a window that is one single line still starts
+    mid-line). ``finish(final)`` writes what is left, including a last line without a newline.
     """
 
     def __init__(self, text_out: TextIO, raw_out: BinaryIO | None = None) -> None:
@@ -90,7 +92,7 @@ class LiveEcho:
             if at >= 0:
                 return body[at + len(anchor) :]
         if cut and "\n" in body:
-            body = body[body.index("\n") + 1 :]  # the window may start mid-line
+            body = body[body.index("\n") + 1 :]  # a one-line window starts mid-line
         return GAP + body
 
 

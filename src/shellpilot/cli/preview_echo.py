@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from shellpilot.shell.text import PREVIEW_CHARS
+from shellpilot.shell.text import CUT_PREFIX
 
-CUT_PREFIX = "...\n\n"
-"""How the runner starts a preview whose window no longer holds the whole output (spec 2.3)."""
 SKIPPED = "[... lines skipped: the live view shows only the latest output ...]\n"
 """Written where output came and went between two previews (the full output is in the
 tool result and, when truncated, in its output file)."""
@@ -20,27 +18,21 @@ _ANCHOR_LINES = 3
 _KEEP = 65_536
 
 
-def _is_window(body: str, window_chars: int) -> bool:
-    """A preview as long as the window may have been cut from longer output, even without
-    ``CUT_PREFIX`` (the runner takes the last ``window_chars`` BYTES; cleaning only shrinks)."""
-    return len(body) >= window_chars - 3 or len(body.encode("utf-8", "replace")) >= window_chars - 3
-
-
 class PreviewEcho:
     """Appends a running command's output to ``out`` from its live previews.
 
     A preview is a window of the latest output, not a stream: ``preview(text)`` prints
     the complete lines it adds after what was printed (found by the last printed lines);
-    when the window slid past output between two previews, or the first window was
-    already cut, it prints ``SKIPPED`` and drops the window's first line (it may start
-    mid-line), so no fragment is ever printed as a whole line. ``finish(text)`` does the
+    a preview was cut exactly when it starts with ``CUT_PREFIX`` (``shell.text.preview_text``
+    marks every window that no longer holds the output from its start). When the window
+    slid past output between two previews, or the first window was already cut, it
+    prints ``SKIPPED`` and drops the window's first line (whole unless one line fills the
+    window), so no fragment is ever printed as a whole line. ``finish(text)`` does the
     same with the final preview and also prints its last line without a newline.
-    ``window_chars`` is the runner's preview size (``PREVIEW_CHARS``).
     """
 
-    def __init__(self, out: TextIO, *, window_chars: int = PREVIEW_CHARS) -> None:
+    def __init__(self, out: TextIO) -> None:
         self._out = out
-        self._window = window_chars
         self.wrote_anything = False
         self.ends_with_newline = True
         self.closed = False
@@ -62,10 +54,9 @@ class PreviewEcho:
         """``(marker, output)`` to print: the marker is empty unless output was skipped."""
         cut = text.startswith(CUT_PREFIX)
         body = text[len(CUT_PREFIX) :] if cut else text
-        window = cut or _is_window(body, self._window)
         if not final:
             body = body[: body.rfind("\n") + 1]
-        if self._whole and not window:
+        if self._whole and not cut:
             new = body[self._offset :] if len(body) >= self._offset else ""
             self._offset = max(self._offset, len(body))
             return "", new

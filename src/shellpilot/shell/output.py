@@ -183,6 +183,23 @@ class OutputBuffer:
         data = b"".join(self._tail)[-size:] if self._tail else bytes(self._early[-size:])
         return data[_utf8_start(data, 0) :] if len(data) == size else data
 
+    def latest_lines(self, size: int) -> tuple[bytes, bool]:
+        """``(data, cut)`` for the live preview: the latest at most ``size`` bytes and whether
+        earlier output was left out (spec 2.3). When cut, ``data`` starts at a line start
+        (the partial first line is dropped) unless the window holds no line break after
+        which anything follows; then it is the last ``size`` bytes, not starting
+        mid-character."""
+        data = b"".join(self._tail) if self._tail else bytes(self._early)
+        if len(data) == self.total_bytes and len(data) <= size:
+            return data, False
+        # One byte more than the window: a newline just before the cut keeps its first line.
+        window = data[-(size + 1) :]
+        newline = window.find(b"\n")
+        if 0 <= newline < len(window) - 1:
+            return window[newline + 1 :], True
+        tail = data[-size:]
+        return tail[_utf8_start(tail, 0) :], True
+
     def _start_spill(self) -> None:
         everything = bytes(self._early)
         self._early = bytearray()

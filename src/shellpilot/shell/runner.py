@@ -294,7 +294,8 @@ async def run(
     default ``shell.timeout_ms``; ``no_timeout=True`` for none), abort (``abort`` set) or
     cancellation of this coroutine, the whole group gets SIGTERM, then SIGKILL after
     ``shell.kill_grace_ms`` if anything is still alive. ``on_output(preview)`` is called
-    throttled (<= ~10/s, always a final call) with the latest ~30,000 characters;
+    throttled (<= ~10/s, always a final call) with the latest <= 30,000 characters,
+    starting with ``...\\n\\n`` and then a whole line when earlier output was left out;
     ``on_data(chunk)`` with every raw chunk as read (unthrottled, uncleaned: for a terminal).
     ``exit_watch`` picks how the exit is noticed (pidfd when available, else a thread).
     ``on_spawn(pid)`` is called once right after the shell starts (its pid is also its
@@ -316,7 +317,7 @@ async def run(
     protocol = _Reader(loop, buffer)
     protocol.on_data = on_data
     if on_output is not None:
-        protocol.preview = LivePreview(lambda: buffer.latest(PREVIEW_CHARS), on_output, loop.call_later)
+        protocol.preview = LivePreview(lambda: buffer.latest_lines(PREVIEW_CHARS), on_output, loop.call_later)
     started = time.monotonic()
     outcome = RunOutcome.ABORTED
     background: list[int] = []

@@ -16,6 +16,9 @@ MAX_LINE_CHARS = 2_000
 """A line longer than this is clipped (its start and its end stay visible)."""
 PREVIEW_CHARS = 30_000
 """The live preview shows at most this many of the latest characters."""
+CUT_PREFIX = "...\n\n"
+"""How a live preview starts when output before it was left out (spec 2.3); the line
+after it is whole (see ``preview_text``)."""
 PREVIEW_INTERVAL_S = 0.1
 """At most one preview call per this many seconds (a final call always follows)."""
 
@@ -120,20 +123,31 @@ def clean(data: bytes, *, max_line_chars: int = MAX_LINE_CHARS) -> CleanText:
     return CleanText(text, invalid, binary, clipped)
 
 
-def preview_text(data: bytes, max_chars: int = PREVIEW_CHARS) -> str:
-    """A live-preview string of the latest output bytes: cleaned, at most ``max_chars``,
-    starting with ``...\\n\\n`` when it is cut (spec 2.3, metadata.output).
+def preview_text(data: bytes, max_chars: int = PREVIEW_CHARS, *, cut: bool = False) -> str:
+    """A live-preview string of the latest output bytes: cleaned, at most ``max_chars``
+    characters after a ``...\\n\\n`` (``CUT_PREFIX``) that starts it when it is cut
+    (spec 2.3, metadata.output). ``cut`` says earlier output was already left out of
+    ``data`` (``OutputBuffer.latest_lines``, which then starts at a line start). When this
+    function cuts too, it drops the partial first line, unless the text has no line
+    break after which anything follows. So a cut preview never starts mid-line unless a
+    single line fills the whole window.
     """
     text = clean(data).text
-    if len(text) <= max_chars:
+    if len(text) > max_chars:
+        text = text[len(text) - max_chars :]
+        newline = text.find("\n")
+        if 0 <= newline < len(text) - 1:
+            text = text[newline + 1 :]
+    elif not cut:
         return text
-    return "...\n\n" + text[len(text) - max_chars :]
+    return CUT_PREFIX + text
 
 
 class LivePreview:
     """Throttles preview updates: ``poke()`` on new data, ``finish()`` once at the end.
 
-    ``source()`` returns the latest output bytes; ``emit(preview)`` receives the text.
+    ``source()`` returns ``(latest output bytes, cut)`` (``OutputBuffer.latest_lines``:
+    ``cut`` when earlier output was left out); ``emit(preview)`` receives ``preview_text``.
     At most one emit per ``interval_s`` while data flows (a timer covers the trailing
     edge), and ``finish()`` always emits the final state (seed: shell tool, metadata stream).
     ``schedule(delay, fn)`` is the event loop's ``call_later`` (returns a handle with cancel()).
@@ -141,7 +155,7 @@ class LivePreview:
 
     def __init__(
         self,
-        source: Callable[[], bytes],
+        source: Callable[[], tuple[bytes, bool]],
         emit: Callable[[str], None],
         schedule: Callable[[float, Callable[[], None]], _Cancellable],
         *,
@@ -176,7 +190,8 @@ class LivePreview:
             return
         self._dirty = False
         self._last = time.monotonic()
-        self.last_text = preview_text(self._source(), self._max_chars)
+        data, cut = self._source()
+        self.last_text = preview_text(data, self._max_chars, cut=cut)
         self.calls += 1
         self._emit(self.last_text)
 
