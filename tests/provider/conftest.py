@@ -1,10 +1,13 @@
-"""Fixtures for provider tests: a recording no-wait sleep and a fast retry policy."""
+"""Fixtures for provider tests: a recording no-wait sleep, a fast retry policy, a model server."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 
 from shellpilot.provider.retry import RetryPolicy
+from shellpilot.testing import ScriptedModelServer
 
 
 class Sleeps:
@@ -25,3 +28,10 @@ def sleeps() -> Sleeps:
 @pytest.fixture
 def retry(sleeps: Sleeps) -> RetryPolicy:
     return RetryPolicy(max_retries=2, base_delay_s=0.25, max_delay_s=1.0, sleep=sleeps)
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedModelServer]:
+    """A real scripted model server on loopback (both protocols), stopped after the test."""
+    with ScriptedModelServer() as srv:
+        yield srv

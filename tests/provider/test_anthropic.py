@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -46,12 +46,6 @@ def request(**changes: Any) -> ModelRequest:
         "tools": [BASH],
     }
     return ModelRequest(**(base | changes))
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as srv:
-        yield srv
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -48,12 +48,6 @@ def request(**changes: Any) -> ModelRequest:
         "tools": [BASH],
     }
     return ModelRequest(**(base | changes))
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedModelServer]:
-    with ScriptedModelServer() as srv:
-        yield srv
 
 
 @pytest.fixture
