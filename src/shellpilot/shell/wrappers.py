@@ -116,6 +116,14 @@ class Unwrapped:
     paths: list[Word] = field(default_factory=list)
     problem: str | None = None
 
+    def keep(self, value: Word, *, chdir: bool, path: bool) -> None:
+        """Record a wrapper option's value: as ``chdir`` when the option sets the directory,
+        else in ``paths`` when it names a file; any other option's value is dropped."""
+        if chdir:
+            self.chdir = value
+        elif path:
+            self.paths.append(value)
+
 
 def program_name(value: str) -> str:
     """The name a rule sees: leading `\\` dropped, an absolute path cut to its basename."""
@@ -172,10 +180,7 @@ def unwrap(words: Sequence[Word]) -> Unwrapped:
                     value = words[j + 1] if j + 1 < n else None
                     j += 1
                 if value is not None:
-                    if key in spec.long_chdir:
-                        result.chdir = value
-                    elif key in spec.long_paths:
-                        result.paths.append(value)
+                    result.keep(value, chdir=key in spec.long_chdir, path=key in spec.long_paths)
                 j += 1
             elif v.startswith("-") and len(v) > 1 and not word.dynamic:
                 for k in range(1, len(v)):
@@ -196,10 +201,7 @@ def unwrap(words: Sequence[Word]) -> Unwrapped:
                             value = words[j + 1] if j + 1 < n else None
                             j += 1
                         if value is not None:
-                            if letter in spec.chdir:
-                                result.chdir = value
-                            elif letter in spec.paths:
-                                result.paths.append(value)
+                            result.keep(value, chdir=letter in spec.chdir, path=letter in spec.paths)
                         break
                 j += 1
             elif positionals:
