@@ -52,6 +52,9 @@ class ToolOutputConfig(_Section):
     """UTF-8 bytes kept in the model-facing output before truncation."""
     retention_days: float = Field(7, gt=0)
     """Spill files in ``<data>/tool-output`` older than this are removed at start-up."""
+    max_spill_bytes: int = Field(2_147_483_648, gt=0)
+    """Cap (bytes) on one spill file in ``<data>/tool-output`` (default 2 GiB): output past
+    it is still counted and its tail still shown, but no longer written to the file."""
 
 
 class CommandConfig(_Section):
