@@ -141,3 +141,6 @@ class Config(_Section):
     default_agent: str | None = None
     max_steps: int = Field(50, gt=0)
     """Most model turns one prompt may take before the loop stops."""
+    trusted_projects: list[str] = Field(default_factory=list)
+    """Absolute project paths (``~`` expanded) whose own config files may run code: read
+    from the USER config only (see config/trust.py); a project file cannot trust itself."""
