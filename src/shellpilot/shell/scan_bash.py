@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from shellpilot.shell.bash_nesting import NO_STDIN, BashNesting
+from shellpilot.shell.bash_openers import live_openers
 from shellpilot.shell.bash_words import BashWords
 from shellpilot.shell.parse import POSIX_SHELLS, kind_names, parse, substitutions
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
@@ -98,6 +99,10 @@ _PASSIVE = frozenset(
 )
 
 
+def _clip(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _union(a: Cwds, b: Cwds) -> Cwds:
     if a is None or b is None:
         return None
@@ -149,7 +154,34 @@ class _BashScanner(BashWords, BashNesting):
             openers = data.count(b"$(") + data.count(b"<(") + data.count(b">(") + data.count(b"`")
             if openers and (openers != len(self.visited) or root.has_error):
                 self.sweep(root)
+                # Live substitutions are at most the `$(`/`<(`/`>(` plus half the backticks
+                # (rounded up); fewer visited means bash may run one the tree does not show.
+                backticks = data.count(b"`")
+                if openers - backticks + (backticks + 1) // 2 > len(self.visited):
+                    self.hidden()
         return out
+
+    def hidden(self) -> None:
+        """The last net: substitutions bash runs where tree-sitter shows none, as `unknown`.
+
+        `echo $(( '$(cmd)' ))`, `"${x:-'$(cmd)'}"`, `$[ '$(cmd)' ]`, a backtick in an
+        unquoted here-document: bash_openers finds each live opener the tree hid; its
+        body is scanned (unknown cwd) when the lexer found its end, and the scan is
+        `unknown` either way, so the whole text is asked.
+        """
+        text = self.text if self.text is not None else self.data.decode("latin-1")
+        visited = self.visited
+        for opener in live_openers(text):
+            if opener.start in visited:
+                continue
+            visited.add(opener.start)
+            end = opener.end if opener.end >= 0 else len(self.data)
+            body = self.slice(opener.body, end)
+            self.builder.unknown(f"substitution {opener.kind}{_clip(body)} hidden from the parser")
+            if opener.kind == "`":
+                body = body.replace("\\\\", "\\").replace("\\`", "`").replace("\\$", "$")
+            if body.strip():
+                self.nest(body, None, "a hidden substitution")
 
     def sweep(self, root: Node) -> None:
         """The safety net: scan each substitution the walk did not reach, as `unknown`.

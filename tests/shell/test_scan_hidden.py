@@ -1,0 +1,97 @@
+"""Substitutions bash runs where tree-sitter shows none: the scan must never stay silent.
+
+Each form is run by a real bash first (the inner `touch` must create its file), then
+scanned: the inner command is a pattern, or the scan is unknown (source: issue 2 §2).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from shellpilot.shell.bash_openers import live_openers
+from shellpilot.shell.scan import scan
+
+# (command run by bash, file its hidden substitution creates)
+HIDDEN = [
+    ("echo $(( '$(touch Q12)' ))", "Q12"),
+    ("echo \"${x:-'$(touch Q13)'}\"", "Q13"),
+    ("echo $[ '$(touch Q14)' ]", "Q14"),
+    ("cat <<EOF\nhi `touch Q10`\nEOF", "Q10"),
+    ("cat <<-EOF\n\thi `touch Q11` and more\n\tEOF", "Q11"),
+    ("let 'a[$(touch Q15)]'", "Q15"),
+    ("[[ 'a[$(touch Q16)]' -eq 1 ]]", "Q16"),
+    ("(( x = '$(touch Q17)' ))", "Q17"),
+    ("echo $(( '`touch Q19`' ))", "Q19"),
+]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize(("command", "made"), HIDDEN)
+def test_hidden_substitution_is_asked(command: str, made: str, tmp_path: Path) -> None:
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=10, check=False)
+    assert (tmp_path / made).exists(), "bash must really run the substitution for the test to mean anything"
+    result = scan(command, cwd=tmp_path, project_dir=tmp_path)
+    assert f"touch {made}" in result.patterns or result.unknown
+    # here the hidden net does both: the inner command is scanned and the whole text asked
+    assert f"touch {made}" in result.patterns
+    assert result.unknown
+    assert "touch *" in result.always
+
+
+# (command, its substitutions are dead: bash prints the text, runs nothing)
+PROTECTED = [
+    "echo '$(touch P1)'",
+    "echo hi # $(touch P2) `touch P3`",
+    "cat <<'EOF'\n`touch P4` $(touch P5)\nEOF",
+    "cat <<\\EOF\n`touch P6`\nEOF",
+    "echo $'\\'$(touch P7)'",
+    "grep -e '<(' -e '`' README",
+]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("command", PROTECTED)
+def test_protected_text_stays_quiet(command: str, tmp_path: Path) -> None:
+    (tmp_path / "README").write_text("x\n")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=10, check=False)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("P")]
+    result = scan(command, cwd=tmp_path, project_dir=tmp_path)
+    assert not result.unknown, result.reasons
+    assert not any(p.startswith("touch") for p in result.patterns)
+
+
+@pytest.mark.parametrize(
+    ("text", "bodies"),
+    [
+        ("echo $((1+2)) $(ls) `pwd` <(x) >(y)", ["ls", "pwd", "x", "y"]),
+        ("x=$(echo $(echo 'a)'))", ["echo $(echo 'a)')", "echo 'a)'"]),
+        ("echo `echo \\`x\\``", ["echo \\`x\\`", None]),
+        ("echo \"a <(b)\" '$(c)'", []),
+        ("cat <<EOF\n'$(a)'\nEOF\n'$(b)'", ["a"]),
+        ("echo ${x:-$(a)} $[1+$(b)]", ["a", "b"]),
+        ("echo $(", [None]),
+    ],
+)
+def test_live_openers(text: str, bodies: list[str | None]) -> None:
+    found = [text[o.body : o.end] if o.end >= 0 else None for o in live_openers(text)]
+    assert found == bodies
+
+
+def test_parsed_substitution_in_quotes_is_scanned(tmp_path: Path) -> None:
+    result = scan("echo \"'$(touch Q18)'\"", cwd=tmp_path, project_dir=tmp_path)
+    assert "touch Q18" in result.patterns
+
+
+def test_hidden_net_does_not_fire_on_plain_commands(tmp_path: Path) -> None:
+    for command in (
+        "echo $((1 + 2))",
+        'echo "it\'s $(date)"',
+        'a=`pwd`; echo `ls` "`id`"',
+        "diff <(ls) <(ls -a)",
+    ):
+        result = scan(command, cwd=tmp_path, project_dir=tmp_path)
+        assert not result.unknown, (command, result.reasons)
