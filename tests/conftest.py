@@ -1,4 +1,10 @@
-"""Shared fixtures: every test gets its own data and config dirs under tmp_path."""
+"""Shared fixtures: every test gets its own data and config dirs under tmp_path.
+
+Every test also runs with ``SHELLPILOT_TRUST_PROJECT=1`` (monkeypatch.setenv, so CLI
+subprocesses inherit it): many tests write permission rules and MCP servers into PROJECT
+config files, which an untrusted project would have dropped (config/trust.py). Tests of
+the trust gate itself ``monkeypatch.delenv("SHELLPILOT_TRUST_PROJECT")``.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +17,11 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point SHELLPILOT_DATA_DIR / SHELLPILOT_CONFIG_DIR at fresh temp dirs."""
+    """Point SHELLPILOT_DATA_DIR / SHELLPILOT_CONFIG_DIR at fresh temp dirs; trust projects."""
     base = tmp_path_factory.mktemp("sp-home")
     monkeypatch.setenv("SHELLPILOT_DATA_DIR", str(base / "data"))
     monkeypatch.setenv("SHELLPILOT_CONFIG_DIR", str(base / "config"))
+    monkeypatch.setenv("SHELLPILOT_TRUST_PROJECT", "1")
 
 
 @pytest.fixture(autouse=True)

@@ -85,16 +85,20 @@ def open_context(
     data_dir: str | os.PathLike[str] | None = None,
     config_dir: str | os.PathLike[str] | None = None,
     clean_outputs: bool = True,
+    trust: bool = False,
 ) -> CliContext:
     """Open everything a CLI command needs.
 
     ``directory`` is the project (default cwd); ``data_dir`` overrides
-    ``$SHELLPILOT_DATA_DIR`` and the platform default. Loads config (ConfigError on a bad
+    ``$SHELLPILOT_DATA_DIR`` and the platform default; ``trust`` (``--trust``) applies the
+    project's own config files whole (see ``config.load_config``). Loads config (ConfigError on a bad
     file), opens the store (StorageError; crash recovery runs here) and removes spill
     files older than ``tool_output.retention_days``.
     """
     project = project_dir_of(directory)
-    loaded = load_config(project, config_dir=Path(config_dir) if config_dir is not None else None)
+    loaded = load_config(
+        project, config_dir=Path(config_dir) if config_dir is not None else None, trust=trust
+    )
     data = resolve_data_dir(data_dir)
     store = SessionStore(store_path(data))
     if clean_outputs:
@@ -107,6 +111,17 @@ def open_context(
     return ctx
 
 
+def untrusted_warning(loaded: LoadedConfig) -> str | None:
+    """The one warning line (without a ``warning:`` prefix) naming the keys an untrusted
+    project's config had ignored and how to trust it; None when nothing was ignored."""
+    from shellpilot.config.trust import trust_warning
+
+    user_file = loaded.user_config_file
+    if user_file is None:
+        return None
+    return trust_warning(loaded.ignored, loaded.project_dir, user_file)
+
+
 def _clean_outputs(data: Path, retention_days: float) -> None:
     try:
         from shellpilot.shell.retention import remove_old_outputs
@@ -115,4 +130,4 @@ def _clean_outputs(data: Path, retention_days: float) -> None:
     remove_old_outputs(tool_output_dir(data), retention_days=retention_days)
 
 
-__all__ = ["CliContext", "open_context", "project_dir_of"]
+__all__ = ["CliContext", "open_context", "project_dir_of", "untrusted_warning"]

@@ -157,11 +157,16 @@ def run_shell(
     directory: str | None = None,
     timeout: int | None = None,
     data_dir: str | None = None,
+    trust: bool = False,
 ) -> int:
-    """Run ``command`` for the CLI and return the process exit status (see ``exit_status``)."""
+    """Run ``command`` for the CLI and return the process exit status (see ``exit_status``).
+
+    ``trust`` (``--trust``) applies the project's own config files whole; otherwise keys an
+    untrusted project set (shell.path/env...) are dropped with one warning on stderr.
+    """
     import asyncio
 
-    from shellpilot.cli.context import open_context
+    from shellpilot.cli.context import open_context, untrusted_warning
     from shellpilot.cli.echo import LiveEcho
     from shellpilot.errors import InvalidTimeout, UsageError
 
@@ -170,7 +175,10 @@ def run_shell(
         raise InvalidTimeout(timeout)
     if not command.strip():
         raise UsageError("The command is empty: give the shell command to run.")
-    with open_context(directory=directory, data_dir=data_dir) as ctx:
+    with open_context(directory=directory, data_dir=data_dir, trust=trust) as ctx:
+        ignored = untrusted_warning(ctx.loaded)
+        if ignored is not None:
+            sys.stderr.write(f"warning: {ignored}\n")
         warning = refused_shell_warning(ctx.loaded.config.shell.path)
         if warning is not None:
             sys.stderr.write(warning + "\n")
@@ -237,6 +245,13 @@ def register(app: typer.Typer) -> None:
         data_dir: Annotated[
             Path | None, typer.Option("--data-dir", help="Where sessions are stored.")
         ] = None,
+        trust: Annotated[
+            bool,
+            typer.Option(
+                "--trust",
+                help="Trust this project's own config files (MCP servers, shell path/env, allow rules).",
+            ),
+        ] = False,
     ) -> None:
         """Run a shell command in the project, stream its output, record it in a session.
 
@@ -251,5 +266,6 @@ def register(app: typer.Typer) -> None:
             directory=str(directory) if directory else None,
             timeout=timeout,
             data_dir=str(data_dir) if data_dir else None,
+            trust=trust,
         )
         sys.exit(code)

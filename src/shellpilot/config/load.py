@@ -2,12 +2,16 @@
 
 Owns: config precedence. Order: user config dir ``shellpilot.json``, ``shellpilot.jsonc``;
 then the project's ``shellpilot.json(c)``; then ``<project>/.shellpilot/shellpilot.json(c)``.
-Objects merge key by key (deep); any other value is replaced.
+Objects merge key by key (deep); any other value is replaced. Project files are trusted only
+when the project is (see config/trust.py); from an untrusted one, keys that could run code or
+loosen prompts are dropped and listed in ``LoadedConfig.ignored``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from shellpilot.config.model import Config
+from shellpilot.config.trust import env_trusts, listed_as_trusted, strip_untrusted
 from shellpilot.errors import ConfigError
 from shellpilot.paths import config_dir as default_config_dir
 
@@ -23,12 +28,30 @@ CONFIG_NAMES = ("shellpilot.json", "shellpilot.jsonc")
 
 @dataclass(frozen=True)
 class LoadedConfig:
-    """A validated config plus the files it came from (in precedence order)."""
+    """A validated config plus the files it came from (in precedence order).
+
+    ``trusted``: whether the project's own config files were applied whole (always True
+    without a project). ``ignored``: each key dropped from an untrusted project file, as
+    ``"mcp.evil (/repo/.shellpilot/shellpilot.json)"``; empty when nothing was dropped.
+    """
 
     config: Config
     sources: list[Path] = field(default_factory=list)
     project_dir: Path | None = None
     config_dir: Path | None = None
+    trusted: bool = True
+    ignored: list[str] = field(default_factory=list)
+
+    @property
+    def user_config_file(self) -> Path | None:
+        """The user config file that holds ``trusted_projects`` (an existing one, else the
+        ``shellpilot.json`` to create); None when no config dir is known."""
+        if self.config_dir is None:
+            return None
+        for name in reversed(CONFIG_NAMES):
+            if (self.config_dir / name).is_file():
+                return self.config_dir / name
+        return self.config_dir / CONFIG_NAMES[0]
 
 
 def _strip_jsonc(text: str) -> str:
@@ -148,15 +171,28 @@ def load_config(
     *,
     config_dir: str | Path | None = None,
     inline: dict[str, Any] | None = None,
+    trust: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> LoadedConfig:
     """Load and merge every config file for ``project_dir``; ``inline`` overrides all.
+
+    User files (``config_dir``) are always applied. Project files are applied whole only
+    when the project is trusted: ``trust=True`` (the CLI's ``--trust``),
+    ``SHELLPILOT_TRUST_PROJECT=1`` in ``env`` (default ``os.environ``), or the resolved
+    project path listed in the user files' ``trusted_projects``. Otherwise the keys named by
+    ``config.trust.strip_untrusted`` are dropped and listed in ``ignored`` (seed: none;
+    like VS Code workspace trust / ``direnv allow``).
 
     Raises ConfigError (path, line) for unreadable files, bad JSON or invalid values.
     """
     user_dir = default_config_dir(config_dir)
     project = Path(project_dir).resolve() if project_dir is not None else None
+    environ = os.environ if env is None else env
     merged: dict[str, Any] = {}
     files = config_files(project, user_dir)
+    user_files = {user_dir / name for name in CONFIG_NAMES}
+    trusted: bool | None = None if project is not None and not trust and not env_trusts(environ) else True
+    ignored: list[str] = []
     for file in files:
         try:
             text = file.read_text(encoding="utf-8")
@@ -166,8 +202,25 @@ def load_config(
         if not isinstance(data, dict):
             raise ConfigError("the config must be a JSON object", path=str(file))
         validate_config(data, path=str(file), text=text)  # errors point at the file and line
+        if file not in user_files:
+            if trusted is None:  # decided once, from the user files merged so far
+                assert project is not None
+                trusted = listed_as_trusted(project, merged.get("trusted_projects"))
+            if not trusted:
+                data, dropped = strip_untrusted(data)
+                ignored += [f"{key} ({file})" for key in dropped]
         merged = _deep_merge(merged, data)
     if inline:
         merged = _deep_merge(merged, inline)
     config = validate_config(merged, path=str(files[-1]) if files and not inline else None)
-    return LoadedConfig(config=config, sources=files, project_dir=project, config_dir=user_dir)
+    if trusted is None:  # no project file was read: decide from the user files alone
+        assert project is not None
+        trusted = listed_as_trusted(project, merged.get("trusted_projects"))
+    return LoadedConfig(
+        config=config,
+        sources=files,
+        project_dir=project,
+        config_dir=user_dir,
+        trusted=trusted,
+        ignored=ignored,
+    )
