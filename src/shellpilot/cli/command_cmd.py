@@ -26,15 +26,25 @@ if TYPE_CHECKING:
 DirOption = Annotated[
     Path | None, typer.Option("--dir", help="Project directory (default: the current directory).")
 ]
+TrustOption = Annotated[
+    bool,
+    typer.Option(
+        "--trust", help="Trust this project's own config files (MCP servers, shell path/env, allow rules)."
+    ),
+]
 
 
-def _registry(directory: Path | None) -> tuple[CommandRegistry, LoadedConfig]:
-    from shellpilot.cli.context import project_dir_of
+def _registry(directory: Path | None, trust: bool = False) -> tuple[CommandRegistry, LoadedConfig]:
+    from shellpilot.cli.context import project_dir_of, untrusted_warning
+    from shellpilot.cli.render import print_warning
     from shellpilot.command.registry import CommandRegistry
     from shellpilot.config import load_config
 
     project = project_dir_of(directory)
-    loaded = load_config(project)
+    loaded = load_config(project, trust=trust)
+    warning = untrusted_warning(loaded)
+    if warning is not None:
+        print_warning(warning)
     return CommandRegistry(project, loaded), loaded
 
 
@@ -64,11 +74,12 @@ def _as_dict(command: Command) -> dict[str, Any]:
 def list_commands(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON: commands and warnings.")] = False,
     directory: DirOption = None,
+    trust: TrustOption = False,
 ) -> None:
     """List every slash command: name, source, origin, description, placeholders."""
 
     async def load() -> tuple[list[Command], list[str]]:
-        registry, _ = _registry(directory)
+        registry, _ = _registry(directory, trust)
         async with registry:
             return await registry.list(), [str(w) for w in registry.warnings]
 
@@ -91,11 +102,12 @@ def list_commands(
 def show_command(
     name: Annotated[str, typer.Argument(help="Command name, e.g. review or git/commit.")],
     directory: DirOption = None,
+    trust: TrustOption = False,
 ) -> None:
     """Show a command's metadata and raw template."""
 
     async def load() -> Command:
-        registry, _ = _registry(directory)
+        registry, _ = _registry(directory, trust)
         async with registry:
             return await registry.get(name)
 
@@ -215,6 +227,7 @@ def render_command(
         list[str] | None, typer.Option("--allow", help="Allow shell commands matching PATTERN (repeatable).")
     ] = None,
     directory: DirOption = None,
+    trust: TrustOption = False,
 ) -> None:
     """Print the prompt a command expands to, as the model would receive it.
 
@@ -227,7 +240,7 @@ def render_command(
     from shellpilot.permission import PermissionService, Rule, grants_path, merge
 
     async def main() -> bool:
-        registry, loaded = _registry(directory)
+        registry, loaded = _registry(directory, trust)
         async with registry:
             command = await registry.get(name)
             agents = AgentRegistry(loaded.config)

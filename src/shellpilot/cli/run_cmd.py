@@ -48,6 +48,7 @@ class RunOptions:
     directory: str | None = None
     data_dir: str | None = None
     interactive: bool | None = None
+    trust: bool = False
     read_line: Any = field(default=None, compare=False)
 
 
@@ -326,7 +327,7 @@ def execute(opts: RunOptions, out: TextIO | None = None, err: TextIO | None = No
     """
     import asyncio
 
-    from shellpilot.cli.context import open_context
+    from shellpilot.cli.context import open_context, untrusted_warning
 
     if not opts.message.strip() and not opts.command:
         raise UsageError(
@@ -337,7 +338,10 @@ def execute(opts: RunOptions, out: TextIO | None = None, err: TextIO | None = No
         from shellpilot.cli.context import project_dir_of
 
         check_files(opts.files, project_dir_of(opts.directory))
-    with open_context(directory=opts.directory, data_dir=opts.data_dir) as ctx:
+    with open_context(directory=opts.directory, data_dir=opts.data_dir, trust=opts.trust) as ctx:
+        ignored = untrusted_warning(ctx.loaded)
+        if ignored is not None:
+            (err or sys.stderr).write(f"warning: {ignored}\n")
         return asyncio.run(_turn(ctx, opts, out or sys.stdout, err or sys.stderr))
 
 
@@ -382,6 +386,13 @@ def register(app: typer.Typer) -> None:
         data_dir: Annotated[
             Path | None, typer.Option("--data-dir", help="Where sessions are stored.")
         ] = None,
+        trust: Annotated[
+            bool,
+            typer.Option(
+                "--trust",
+                help="Trust this project's own config files (MCP servers, shell path/env, allow rules).",
+            ),
+        ] = False,
     ) -> None:
         """Send a message (or run a /command) to the agent and stream its work.
 
@@ -406,5 +417,6 @@ def register(app: typer.Typer) -> None:
             files=tuple(file or ()),
             directory=str(directory) if directory else None,
             data_dir=str(data_dir) if data_dir else None,
+            trust=trust,
         )
         sys.exit(execute(opts))
