@@ -174,3 +174,40 @@ def test_latest_lines_marks_a_cut_and_starts_at_a_line(tmp_path: Path) -> None:
     buffer.feed(b"\n" + b"z" * 64)  # the byte just before the window ends a line: all 64 kept
     assert buffer.latest_lines(64) == (b"z" * 64, True)
     buffer.close()
+
+
+@pytest.mark.parametrize("chunk", [1, 999, 4096, 100_000])
+def test_spill_file_stops_at_the_cap_and_the_marker_says_so(tmp_path: Path, chunk: int) -> None:
+    cap = 10_000
+    data = b"".join(b"line %d\n" % i for i in range(1, 5001))
+    buffer = OutputBuffer(OutputLimits(max_lines=100, max_bytes=1000, max_spill_bytes=cap), tmp_path / "s")
+    feed(buffer, data, chunk)
+    result = buffer.finish()
+    assert (tmp_path / "s").read_bytes() == data[:cap]
+    assert result.spill_capped and result.output_path == str(tmp_path / "s")
+    assert f"full output file capped at {cap} bytes; the last part of the output is not in it" in result.text
+    assert (result.total_bytes, result.total_lines) == (len(data), 5000)
+    assert result.text.endswith("line 4999\nline 5000\n")
+    shown = result.text.split("\n")
+    kept = sum(len(line) + 1 for line in shown[:20] + shown[-81:-1])
+    assert (result.omitted_lines, result.omitted_bytes) == (4900, len(data) - kept)
+
+
+def test_output_of_exactly_the_cap_is_not_capped(tmp_path: Path) -> None:
+    data = b"x" * 99 + b"\n"
+    for extra, capped in [(b"", False), (b"y", True)]:
+        buffer = OutputBuffer(OutputLimits(max_lines=5, max_bytes=10, max_spill_bytes=100), tmp_path / "s")
+        feed(buffer, data + extra, 7)
+        result = buffer.finish()
+        assert (tmp_path / "s").read_bytes() == data
+        assert result.spill_capped is capped
+        assert ("capped at 100 bytes" in result.text) is capped
+        assert result.total_bytes == len(data + extra)
+
+
+def test_spill_cap_comes_from_config() -> None:
+    cfg = ToolOutputConfig(max_spill_bytes=10_240)
+    assert OutputLimits.from_config(cfg).max_spill_bytes == 10_240
+    assert OutputLimits().max_spill_bytes == ToolOutputConfig().max_spill_bytes == 2**31
+    with pytest.raises(ValueError):
+        OutputLimits(10, 10, 0)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from shellpilot.config import Config
+from shellpilot.config.model import ToolOutputConfig
 from shellpilot.errors import InvalidTimeout, ShellNotFound, ShellpilotError, WorkdirNotFound
 from shellpilot.shell.output import OutputLimits
 from shellpilot.shell.process_group import group_members
@@ -280,6 +281,17 @@ async def test_five_thousand_lines(tmp_path: Path) -> None:
     assert f"3000 of 5000 lines ({omitted} of {len(expected)} bytes) omitted" in result.output
     assert result.output_path is not None and result.output_path in result.output
     assert Path(result.output_path).read_bytes() == expected
+
+
+async def test_spill_cap_from_config_keeps_counts_and_end(tmp_path: Path) -> None:
+    config = FAST.model_copy(update={"tool_output": ToolOutputConfig(max_spill_bytes=10_240)})
+    result = await go("seq 1 20000", tmp_path, config=config)
+    expected = "".join(f"{i}\n" for i in range(1, 20001)).encode()
+    assert result.spill_capped and result.total_bytes == len(expected) and result.total_lines == 20000
+    assert result.output_path is not None
+    assert Path(result.output_path).read_bytes() == expected[:10_240]
+    assert "full output file capped at 10240 bytes" in result.output
+    assert result.output.rstrip().endswith("19999\n20000")
 
 
 async def test_one_huge_line_still_shows_its_end(tmp_path: Path) -> None:

@@ -272,6 +272,7 @@ class SessionService:
             "signal": result.signal,
             "truncated": result.truncated,
             "output_path": result.output_path,
+            "spill_capped": result.spill_capped,
             "timed_out": result.timed_out,
             "timeout_ms": timeout,
             "aborted": result.aborted,

@@ -26,21 +26,25 @@ class OutputLimits:
     """How much output the model sees: ``max_lines`` lines and ``max_bytes`` bytes (raw).
 
     Defaults match config ``tool_output`` (spec 2.1: 2,000 lines, 51,200 bytes).
+    ``max_spill_bytes`` caps the spill file (bytes, default 2 GiB): past it the file stops
+    growing, so one runaway command cannot fill the disk.
     """
 
     max_lines: int = 2_000
     max_bytes: int = 51_200
+    max_spill_bytes: int = 2_147_483_648
 
     def __post_init__(self) -> None:
-        if self.max_lines <= 0 or self.max_bytes <= 0:
+        if self.max_lines <= 0 or self.max_bytes <= 0 or self.max_spill_bytes <= 0:
             raise ValueError(
                 f"output limits must be positive, got {self.max_lines} lines / {self.max_bytes} B"
+                f" / spill cap {self.max_spill_bytes} B"
             )
 
     @classmethod
     def from_config(cls, cfg: ToolOutputConfig) -> OutputLimits:
         """The limits of a ``tool_output`` config section."""
-        return cls(max_lines=cfg.max_lines, max_bytes=cfg.max_bytes)
+        return cls(max_lines=cfg.max_lines, max_bytes=cfg.max_bytes, max_spill_bytes=cfg.max_spill_bytes)
 
     @property
     def head_lines(self) -> int:
@@ -74,8 +78,10 @@ class CapturedOutput:
 
     ``text`` is cleaned output (``(no output)`` when empty) with a middle marker when
     ``truncated``; ``output_path`` is the byte-exact spill file (None when not truncated
-    or when it could not be written); counts are of the raw bytes; ``notes`` are remarks
-    for the model (invalid UTF-8, binary data, spill failure).
+    or when it could not be written); ``spill_capped`` says the file stopped at
+    ``OutputLimits.max_spill_bytes`` and so holds only the first part of the output;
+    counts are of the raw bytes; ``notes`` are remarks for the model (invalid UTF-8,
+    binary data, spill failure).
     """
 
     text: str
@@ -86,6 +92,7 @@ class CapturedOutput:
     omitted_bytes: int = 0
     omitted_lines: int = 0
     notes: tuple[str, ...] = field(default=())
+    spill_capped: bool = False
 
 
 _SAMPLE = 4096
@@ -135,7 +142,9 @@ class OutputBuffer:
     While the output fits ``limits`` every byte stays in memory. The first chunk that
     goes over switches to SPILLING: everything so far and every later byte is written,
     byte-exact, to ``spill_path`` (created with its folder then), while memory keeps only
-    the first ``head_bytes`` and a rolling tail. ``finish()`` renders the text: head
+    the first ``head_bytes`` and a rolling tail. The file stops at ``max_spill_bytes``
+    (exactly that size; later bytes are still counted and kept in the tail, and the marker
+    says the file is capped). ``finish()`` renders the text: head
     (~20%), a marker naming omitted/total lines and bytes plus the file, tail (~80%).
     (seed: shell tool, output truncation; spec 2.1 / 2.3.)
     """
@@ -154,6 +163,8 @@ class OutputBuffer:
         self._tail_cap = max(limits.tail_bytes + 1, preview_bytes)
         self._file: BinaryIO | None = None
         self._spill_error: str | None = None
+        self._spilled = 0
+        self.spill_capped = False
 
     @property
     def total_lines(self) -> int:
@@ -214,13 +225,22 @@ class OutputBuffer:
         self._push_tail(everything)
 
     def _write(self, data: bytes) -> None:
-        if self._file is None:
+        file = self._file
+        if file is None:
             return
+        room = self.limits.max_spill_bytes - self._spilled
+        if len(data) > room:
+            data = data[:room]
+            self.spill_capped = True
         try:
-            self._file.write(data)
+            file.write(data)
+            self._spilled += len(data)
+            if self.spill_capped:
+                self.close()
+                return
         except OSError as exc:
             self._spill_error = f"{type(exc).__name__}: {exc}"
-            self._file.close()
+            file.close()
             self._file = None
 
     def _push_tail(self, data: bytes) -> None:
@@ -296,7 +316,10 @@ class OutputBuffer:
         head_text = clean(head)
         tail_text = clean(tail)
         path = str(self.spill_path) if self._spill_error is None else None
-        marker = _marker(omitted_lines, self.total_lines, omitted_bytes, total, path, self._spill_error)
+        capped = self.limits.max_spill_bytes if self.spill_capped and path is not None else None
+        marker = _marker(
+            omitted_lines, self.total_lines, omitted_bytes, total, path, self._spill_error, capped
+        )
         shown_head = head_text.text
         if shown_head and not shown_head.endswith("\n"):
             shown_head += "\n"
@@ -312,6 +335,7 @@ class OutputBuffer:
             omitted_bytes=omitted_bytes,
             omitted_lines=omitted_lines,
             notes=notes,
+            spill_capped=capped is not None,
         )
 
 
@@ -322,6 +346,7 @@ def _marker(
     total_bytes: int,
     path: str | None,
     error: str | None,
+    capped: int | None = None,
 ) -> str:
     if omitted_lines:
         what = f"{omitted_lines} of {total_lines} lines ({omitted_bytes} of {total_bytes} bytes) omitted"
@@ -329,8 +354,14 @@ def _marker(
         what = f"{omitted_bytes} of {total_bytes} bytes omitted from the middle of a line"
     if path is not None:
         quoted = shlex.quote(path)
+        saved = f"The full output is saved to: {path}\n"
+        if capped is not None:
+            saved = (
+                f"The output is saved to: {path}\n(full output file capped at {capped} bytes; "
+                "the last part of the output is not in it, its end is shown below)\n"
+            )
         where = (
-            f"The full output is saved to: {path}\n"
+            f"{saved}"
             "Read the parts you need with bash instead of re-running the command: "
             f"`grep -n PATTERN {quoted}`, `sed -n 'A,Bp' {quoted}` (lines A to B), "
             f"`tail -n N {quoted}`. Reading that file needs no external-directory approval."

@@ -66,7 +66,9 @@ class ShellResult:
     ``output_path`` the byte-exact full output when ``truncated``; ``total_bytes`` raw
     bytes; ``duration_ms`` wall time; ``background_pids`` processes of the command's
     group still running after it returned; ``preview`` the last live preview text;
-    ``pid`` the shell's pid (= its process group and session id; None if never started).
+    ``pid`` the shell's pid (= its process group and session id; None if never started);
+    ``spill_capped`` True when ``output_path`` stopped at ``tool_output.max_spill_bytes``
+    and so lacks the last part of the output.
     """
 
     exit_code: int | None
@@ -85,6 +87,7 @@ class ShellResult:
     preview: str = ""
     notes: list[str] = field(default_factory=list)
     pid: int | None = None
+    spill_capped: bool = False
 
     @property
     def success(self) -> bool:
@@ -375,4 +378,5 @@ async def run(
         preview=final_preview,
         notes=notes,
         pid=pid,
+        spill_capped=captured.spill_capped,
     )
