@@ -193,3 +193,14 @@ def test_render_outside_reference_needs_permission(project: Path) -> None:
     result = runner.invoke(app, [*args, "--allow", f"{project.parent}/*"])  # that folder only
     assert f"file: ../secret.txt (text/plain) {secret}" in result.stdout.splitlines()
     assert "@/etc/hostname: outside the project" in result.stderr
+
+
+def test_an_unanalysable_block_is_not_allowed_by_a_specific_rule(project: Path) -> None:
+    """Tester's hole: a block with a stray quote (scan ``unknown``) was matched as one
+    string against ``"git status *": "allow"``; now it is asked, and rejected without a TTY."""
+    write(project / "shellpilot.json", json.dumps({"permission": {"bash": {"git status *": "allow"}}}))
+    write(project / ".shellpilot" / "command" / "q4.md", "Status: !`git status --short\ntouch Q4\n'`")
+    result = runner.invoke(app, ["command", "render", "q4", "--dir", str(project)])
+    assert not (project / "Q4").exists()
+    assert result.stdout.startswith("Status: [shell block not run: ")
+    assert "not allowed without a terminal" in result.stdout + result.stderr

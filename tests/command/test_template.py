@@ -140,6 +140,8 @@ class Recorder:
         always: Sequence[str],
         metadata: Mapping[str, Any] | None = None,
         read_only: Collection[str] = (),
+        *,
+        unanalysed: Collection[str] = (),
     ) -> None:
         self.calls.append((permission, list(patterns), list(always)))
         if self.verdict == "deny":

@@ -298,3 +298,69 @@ async def test_an_unwritable_grants_file_keeps_the_request_pending(tmp_path: Pat
     assert h.service.pending() == [request]
     h.service.reply(request.id, "once")
     await _done(task)
+
+
+TESTER_BLOCK = "git status --short\ntouch Q4\n'"
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ({"bash": {"git status *": "allow"}}, "ask"),  # a specific allow does not decide it
+        ({"bash": {"git *": "allow", "*": "ask"}}, "ask"),
+        ({"bash": {"*": "allow", "git status *": "allow"}}, "allow"),  # catch-all: every command
+        ({"bash": "allow"}, "allow"),
+        ({"*": "allow"}, "allow"),
+        ({"bash": {"*": "allow", "git *": "deny"}}, "deny"),  # deny rules still deny
+        ({"bash": {"git *": "deny", "git status *": "allow"}}, "deny"),  # the allow no longer shields it
+        ({"bash": {"*": "deny"}}, "deny"),
+        ({"bash": {"*": "ask"}}, "ask"),
+    ],
+)
+def test_an_unanalysed_text_is_allowed_only_by_a_catch_all(
+    tmp_path: Path, config: dict[str, object], expected: str
+) -> None:
+    from shellpilot.permission.service import check
+
+    rules = merge(default_rules(tmp_path), rules_from_config(config))
+    verdict = check("bash", [TESTER_BLOCK], rules, unanalysed=[TESTER_BLOCK])
+    assert verdict.action == expected
+    if expected == "ask":
+        assert verdict.needs == (TESTER_BLOCK,)
+
+
+def test_unanalysed_only_guards_the_listed_patterns() -> None:
+    from shellpilot.permission.service import check
+
+    rules = rules_from_config({"bash": {"*": "ask", "git status *": "allow"}})
+    verdict = check("bash", ["git status -s", TESTER_BLOCK], rules, unanalysed=[TESTER_BLOCK])
+    assert verdict.needs == (TESTER_BLOCK,)
+    assert check("bash", [TESTER_BLOCK], rules).action == "allow"  # the hole, without the guard
+
+
+async def test_a_grant_does_not_allow_an_unanalysed_text(h: Harness) -> None:
+    rules = rules_from_config({"bash": {"*": "ask"}})
+    first = h.start(h.service.ask("s", "bash", ["git status"], ["git status *"], {}, rules))
+    h.service.reply((await h.next_request()).id, "always")
+    await _done(first)
+    assert h.service.check("bash", ["git status x"], rules).action == "allow"
+    verdict = h.service.check("bash", [TESTER_BLOCK], rules, unanalysed=[TESTER_BLOCK])
+    assert verdict.action == "ask"
+
+
+async def test_always_on_an_unanalysed_text_stores_nothing(h: Harness) -> None:
+    rules = rules_from_config({"bash": {"*": "ask", "git status *": "allow"}})
+    ask = h.service.asker("s", rules)
+    task = h.start(ask("bash", [TESTER_BLOCK], [TESTER_BLOCK], {}, unanalysed=[TESTER_BLOCK]))
+    request = await h.next_request()
+    assert request.patterns == (TESTER_BLOCK,)
+    assert request.always == ()  # never offered for remembering
+    h.service.reply(request.id, "always")
+    await _done(task)
+    assert h.service.grants == [] and not h.grants.exists()
+    assert h.replies()[-1].reply == "once"
+    # so the same text asks again
+    again = h.start(ask("bash", [TESTER_BLOCK], [TESTER_BLOCK], {}, unanalysed=[TESTER_BLOCK]))
+    h.service.reply((await h.next_request()).id, "reject")
+    with pytest.raises(PermissionRejected):
+        await _done(again)

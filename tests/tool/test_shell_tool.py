@@ -33,6 +33,8 @@ class Asks:
         always: Sequence[str],
         metadata: Mapping[str, Any] | None = None,
         read_only: Collection[str] = (),
+        *,
+        unanalysed: Collection[str] = (),
     ) -> None:
         self.calls.append((permission, list(patterns), list(always), list(read_only)))
         if permission in self.reject:
@@ -313,3 +315,29 @@ async def test_with_the_real_permission_service_and_default_rules(project: Path,
     with pytest.raises(PermissionRejected):
         await quiet(call)
     assert not (outside / "ran").exists() and service.pending() == []
+
+
+async def test_an_unanalysable_command_is_not_allowed_by_a_specific_rule(project: Path) -> None:
+    """Tester's hole: ``"git status *": "allow"`` matched the whole unparseable text
+    (``*`` spans newlines) and the ``touch`` on its second line ran."""
+    from shellpilot.bus import Bus
+    from shellpilot.permission import PermissionService, default_rules, grants_path, merge, rules_from_config
+    from shellpilot.permission.events import PermissionAsked, PermissionRequest
+
+    data = data_dir()
+    bus = Bus()
+    service = PermissionService(bus, grants_path(data, project), project_dir=project)
+    rules = merge(default_rules(data), rules_from_config({"bash": {"git status *": "allow"}}))
+    asked: asyncio.Queue[PermissionRequest] = asyncio.Queue()
+    bus.listen(lambda event: asked.put_nowait(event.request) if isinstance(event, PermissionAsked) else None)
+    command = "git status --short\ntouch Q4\n'"
+    ctx = ToolContext(
+        session_id="ses_q4", call_id="call_q4", project_dir=project, ask=service.asker("ses_q4", rules)
+    )
+    call = asyncio.create_task(ShellTool(FAST, data).execute(params(command), ctx))
+    request = await asyncio.wait_for(asked.get(), 30)
+    assert command in request.patterns and command not in request.always
+    service.reply(request.id, "reject")  # what a session without a terminal answers
+    with pytest.raises(PermissionRejected):
+        await call
+    assert not (project / "Q4").exists()

@@ -170,10 +170,12 @@ class TerminalAsk:
         always: Sequence[str],
         metadata: Mapping[str, Any] | None = None,
         read_only: Collection[str] = (),
+        *,
+        unanalysed: Collection[str] = (),
     ) -> None:
         from shellpilot.errors import PermissionDenied, PermissionRejected
 
-        verdict = self.service.check(permission, patterns, self.rules, read_only)
+        verdict = self.service.check(permission, patterns, self.rules, read_only, unanalysed=unanalysed)
         if verdict.action == "deny":
             raise PermissionDenied(permission, verdict.denied or "")
         if verdict.action == "allow" or self.yes:

@@ -150,13 +150,17 @@ class _NoTerminalReasons:
             always: Sequence[str],
             metadata: Mapping[str, Any] | None = None,
             read_only: Collection[str] = (),
+            *,
+            unanalysed: Collection[str] = (),
         ) -> None:
             try:
-                await inner(permission, patterns, always, metadata, read_only)
+                await inner(permission, patterns, always, metadata, read_only, unanalysed=unanalysed)
             except PermissionRejected as exc:
                 if type(exc) is not PermissionRejected or not self.refusing():
                     raise
-                needs = self.service.check(permission, patterns, ruleset, read_only).needs
+                needs = self.service.check(
+                    permission, patterns, ruleset, read_only, unanalysed=unanalysed
+                ).needs
                 meta = metadata or {}
                 unknown = bool(meta.get("unknown") or meta.get("reasons"))
                 reason = no_terminal_reason(permission, needs, always, self.allowed, unknown=unknown)

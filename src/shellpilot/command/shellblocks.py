@@ -168,7 +168,10 @@ async def run_block(
         if checked.dirs:
             globs = [f"{d.rstrip('/')}/*" for d in checked.dirs]
             await ask("external_directory", globs, globs, meta)
-        await ask("bash", checked.patterns, checked.always, meta, read_only=checked.read_only)
+        unanalysed = [command] if checked.unknown else []
+        await ask(
+            "bash", checked.patterns, checked.always, meta, read_only=checked.read_only, unanalysed=unanalysed
+        )
     except PermissionDenied as exc:
         return BlockReport(command, "denied", check=checked, reason=f'denied by rule for "{exc.pattern}"')
     except PermissionRejected as exc:

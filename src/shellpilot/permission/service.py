@@ -60,22 +60,39 @@ def read_only_allowed(rule: Rule, pattern: str, read_only: Collection[str]) -> b
     return rule.action == "ask" and rule.catch_all and pattern in read_only and plain_command_text(pattern)
 
 
+def unanalysed_rules(rules: Sequence[Rule]) -> list[Rule]:
+    """The rules that may decide a command text the scanner could not analyse: every
+    rule except the allow rules with a pattern other than ``*``.
+
+    ``*`` in a pattern also matches newlines and ``;``, so ``"git status *": "allow"``
+    would otherwise allow ``git status --short\ntouch x\n'`` (an unparseable text
+    holding a second command). Only a catch-all allow (the user allowed every command)
+    or the user's answer may allow such a text; deny and ask rules still decide.
+    """
+    return [r for r in rules if r.action != "allow" or r.catch_all]
+
+
 def check(
     permission: str,
     patterns: Sequence[str],
     rules: Sequence[Rule],
     read_only: Collection[str] = (),
+    *,
+    unanalysed: Collection[str] = (),
 ) -> Verdict:
     """Decide ``patterns`` against ``rules`` without asking anyone (pure).
 
     Any denied pattern -> ``deny`` (even if another needs asking, spec 1.2); every
     pattern allowed (or read-only-allowed) -> ``allow`` (so an empty list passes);
-    otherwise ``ask`` with ``needs``. ``shellpilot command render --no-shell`` can show
-    this without running anything.
+    otherwise ``ask`` with ``needs``. A pattern listed in ``unanalysed`` (a whole
+    command text asked because the scan was ``unknown``) is judged by
+    ``unanalysed_rules`` only, so no allow rule but ``*`` lets it through.
+    ``shellpilot command render --no-shell`` can show this without running anything.
     """
     needs: list[str] = []
+    guarded = unanalysed_rules(rules) if unanalysed else list(rules)
     for pattern in dict.fromkeys(patterns):
-        rule = evaluate(permission, pattern, rules)
+        rule = evaluate(permission, pattern, guarded if pattern in unanalysed else rules)
         if rule.action == "deny":
             return Verdict("deny", denied=pattern)
         if rule.action == "ask" and not read_only_allowed(rule, pattern, read_only):
@@ -89,6 +106,7 @@ class _Pending:
     rules: tuple[Rule, ...]
     read_only: frozenset[str]
     future: asyncio.Future[None]
+    unanalysed: frozenset[str] = frozenset()
 
 
 class PermissionService:
@@ -117,9 +135,12 @@ class PermissionService:
         patterns: Sequence[str],
         ruleset: Sequence[Rule],
         read_only: Collection[str] = (),
+        *,
+        unanalysed: Collection[str] = (),
     ) -> Verdict:
         """``check`` against ``ruleset`` plus this project's grants, without asking."""
-        return check(permission, patterns, merge(ruleset, self._grants.rules()), read_only)
+        rules = merge(ruleset, self._grants.rules())
+        return check(permission, patterns, rules, read_only, unanalysed=unanalysed)
 
     async def ask(
         self,
@@ -130,8 +151,14 @@ class PermissionService:
         metadata: Mapping[str, Any] | None = None,
         ruleset: Sequence[Rule] = (),
         read_only: Collection[str] = (),
+        *,
+        unanalysed: Collection[str] = (),
     ) -> None:
         """Return when every pattern is allowed; otherwise ask the user and wait.
+
+        ``unanalysed``: whole command texts asked because the scan was ``unknown``; only a
+        catch-all allow or the user's answer allows them (``check``), and they are never
+        offered as ``always`` (an "always" answer stores nothing for them: it counts once).
 
         Raises PermissionDenied (naming the first denied pattern, never the config) when
         a rule denies one; PermissionRejected / PermissionCorrected when the user rejects
@@ -140,7 +167,7 @@ class PermissionService:
         task is cancelled, its request is removed and ``permission.replied`` (reason
         ``cancelled``) published.
         """
-        verdict = self.check(permission, patterns, ruleset, read_only)
+        verdict = self.check(permission, patterns, ruleset, read_only, unanalysed=unanalysed)
         if verdict.action == "deny":
             raise PermissionDenied(permission, verdict.denied or "")
         if verdict.action == "allow":
@@ -150,12 +177,14 @@ class PermissionService:
             session_id=session_id,
             permission=permission,
             patterns=verdict.needs,
-            always=tuple(dict.fromkeys(always)),
+            always=tuple(a for a in dict.fromkeys(always) if a not in unanalysed),
             metadata=dict(metadata or {}),
             created=int(time.time() * 1000),
         )
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending[request.id] = _Pending(request, tuple(ruleset), frozenset(read_only), future)
+        self._pending[request.id] = _Pending(
+            request, tuple(ruleset), frozenset(read_only), future, frozenset(unanalysed)
+        )
         self._bus.publish(PermissionAsked(request=request))
         try:
             await future
@@ -181,6 +210,8 @@ class PermissionService:
         if entry is None:
             raise PermissionRequestNotFound(request_id)
         request = entry.request
+        if reply == "always" and entry.unanalysed and not request.always:
+            reply = "once"  # an unanalysed command text is never remembered: it counts once
         if reply == "always":
             # Persist first: if the grants file cannot be written (StorageError), the
             # request stays pending and the replier can answer again.
@@ -196,7 +227,13 @@ class PermissionService:
                 self._publish(request, "always", None, "user")
                 for other in self._session_entries(request.session_id):
                     rules = merge(other.rules, self._grants.rules())
-                    verdict = check(other.request.permission, other.request.patterns, rules, other.read_only)
+                    verdict = check(
+                        other.request.permission,
+                        other.request.patterns,
+                        rules,
+                        other.read_only,
+                        unanalysed=other.unanalysed,
+                    )
                     if verdict.action == "allow":
                         del self._pending[other.request.id]
                         _settle(other.future)
@@ -238,8 +275,12 @@ class PermissionService:
             always: Sequence[str],
             metadata: Mapping[str, Any] | None = None,
             read_only: Collection[str] = (),
+            *,
+            unanalysed: Collection[str] = (),
         ) -> None:
-            await self.ask(session_id, permission, patterns, always, metadata, rules, read_only)
+            await self.ask(
+                session_id, permission, patterns, always, metadata, rules, read_only, unanalysed=unanalysed
+            )
 
         return ask
 

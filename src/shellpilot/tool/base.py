@@ -24,11 +24,14 @@ class ToolResult(BaseModel):
 
 
 class Ask(Protocol):
-    """``await ask(permission, patterns, always, metadata, read_only=())``: returns when allowed.
+    """``await ask(permission, patterns, always, metadata, read_only=(), *, unanalysed=())``:
+    returns when allowed.
 
     ``read_only`` lists the patterns the caller judged read-only from the parsed argv
-    (the default policy may allow those without a prompt). Raises PermissionDenied,
-    PermissionRejected or PermissionCorrected otherwise.
+    (the default policy may allow those without a prompt). ``unanalysed`` lists the
+    patterns that are a whole command text asked because the scan was ``unknown``: no
+    allow rule but a catch-all ``*`` may allow them, and they are never remembered as
+    "always". Raises PermissionDenied, PermissionRejected or PermissionCorrected otherwise.
     """
 
     def __call__(
@@ -38,6 +41,8 @@ class Ask(Protocol):
         always: Sequence[str],
         metadata: Mapping[str, Any] | None = None,
         read_only: Collection[str] = (),
+        *,
+        unanalysed: Collection[str] = (),
     ) -> Awaitable[None]: ...
 
 
@@ -51,6 +56,8 @@ async def allow_all(
     always: Sequence[str],
     metadata: Mapping[str, Any] | None = None,
     read_only: Collection[str] = (),
+    *,
+    unanalysed: Collection[str] = (),
 ) -> None:
     """An ``Ask`` that allows everything (for embedding and benchmarks)."""
 

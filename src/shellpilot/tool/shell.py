@@ -227,7 +227,9 @@ class ShellTool:
                 if is_read_only(list(c.argv), cwd=cwd, project_dir=project, text=c.text)
             ]
         if patterns:
-            await ctx.ask("bash", patterns, always, {**meta, "reasons": list(found.reasons)}, read_only)
+            unanalysed = [call.command] if found.unknown else []
+            reasons = {**meta, "reasons": list(found.reasons)}
+            await ctx.ask("bash", patterns, always, reasons, read_only, unanalysed=unanalysed)
 
         def on_output(preview: str) -> None:
             ctx.metadata(call.description, {"output": preview, "description": call.description})
