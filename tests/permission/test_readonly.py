@@ -338,3 +338,208 @@ def test_judged_on_real_scanner_output(command: str, read_only_texts: list[str],
         c.text for c in found.commands if is_read_only(list(c.argv), cwd=tree, project_dir=tree, text=c.text)
     ]
     assert judged == read_only_texts
+
+
+# --- reads outside the project through expansion, git --no-index and symlinks ---------
+
+
+@pytest.fixture
+def outside(tree: Path, tmp_path: Path) -> Path:
+    """A real folder next to the project with secrets, and links in the project to it."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "key.txt").write_text("TOPSECRET\n")
+    (tmp_path / "secret.txt").write_text("TOPSECRET\n")
+    (tree / "secret.txt").write_text("x\n")
+    (tree / "link-to-outside").symlink_to(folder / "key.txt")
+    (tree / "dirlink").symlink_to(folder)
+    return folder
+
+
+def _judge(text: str, tree: Path) -> bool:
+    """Read-only either with the source text or on the bare argv?"""
+    argv = shlex.split(text)
+    with_text = is_read_only(argv, cwd=tree, project_dir=tree, text=text)
+    return with_text or is_read_only(argv, cwd=tree, project_dir=tree)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat {/tmp/outside/key.txt,README.md}",
+        "cat {OUTSIDE/key.txt,README.md}",
+        "head -q {..,.}/secret.txt",
+        "sed -n 1p {/etc/hostname,}",
+        "wc -c {/etc/shadow,}",
+        "cat README{..,.md}",
+        "cat {1..3}",
+        "grep -rn x {src,..}",
+        "git diff {README.md,..}",
+        "ls {..,src}",
+    ],
+)
+def test_brace_expansion_is_refused(command: str, tree: Path, outside: Path) -> None:
+    command = command.replace("OUTSIDE", str(outside))
+    assert not _judge(command, tree)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cat .?/secret.txt",
+        "cat .*/secret.txt",
+        "cat src/../.?/secret.txt",
+        "cat */../../secret.txt",
+        "cat dirl*/key.txt",
+        "cat link-to-*",
+        "cat link-to-?utside",
+        "cat [l]ink-to-outside",
+        "cat src/**/x",
+        "grep x OUTSIDE/*",
+        "head ../*",
+        "wc -c *",
+        "grep -n TOPSECRET *",
+        "sed -n 1p ./l*",
+        "cat src/../*",
+    ],
+)
+def test_globs_reaching_outside_are_refused(command: str, tree: Path, outside: Path) -> None:
+    command = command.replace("OUTSIDE", str(outside))
+    assert not _judge(command, tree)
+
+
+def test_glob_through_bin_sh_really_reaches_outside(tree: Path, outside: Path) -> None:
+    """The tester's case: /bin/sh expands ``.?`` to ``..``; the judge refuses it."""
+    import subprocess
+
+    (tree / "src" / "inner.txt").write_text("x\n")
+    result = subprocess.run(
+        ["/bin/sh", "-c", "echo .?/secret.txt"], cwd=tree / "src", capture_output=True, text=True
+    )
+    assert "../secret.txt" in result.stdout
+    assert not is_read_only(
+        ["cat", ".?/secret.txt"], cwd=tree / "src", project_dir=tree, text="cat .?/secret.txt"
+    )
+
+
+def test_glob_matching_a_dash_file_is_refused(tree: Path) -> None:
+    (tree / "src" / "-n.py").write_text("x\n")
+    assert not is_read_only(["cat", "*.py"], cwd=tree / "src", project_dir=tree, text="cat *.py")
+    assert not is_read_only(["grep", "x", "*"], cwd=tree / "src", project_dir=tree, text="grep x *")
+    assert is_read_only(["cat", "src/*.py"], cwd=tree, project_dir=tree, text="cat src/*.py")
+
+
+def test_quoted_globs_and_braces_are_literal(tree: Path, outside: Path) -> None:
+    for text in (
+        "grep -rn --include='*.py' foo .",
+        "find . -name '.?*' -type f",
+        "grep -n '{a,b}' README.md",
+        "grep -n \\{a,b\\} README.md",
+        'grep -n "x{1,3}" README.md',
+        "git diff -- '*.py'",
+    ):
+        assert is_read_only(shlex.split(text), cwd=tree, project_dir=tree, text=text), text
+    # without text the quoting is lost: the same braces count as unquoted
+    assert not is_read_only(["grep", "-n", "{a,b}", "README.md"], cwd=tree, project_dir=tree)
+
+
+def test_unquoted_globs_inside_stay_read_only(tree: Path, outside: Path) -> None:
+    for text in ("cat src/*.py", "rg foo src/*.py", "grep foo src/?.py", "ls src/*"):
+        assert is_read_only(shlex.split(text), cwd=tree, project_dir=tree, text=text), text
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git diff OUTSIDE/key.txt README.md",
+        "git diff --stat ../secret.txt README.md",
+        "git diff -- ../secret.txt",
+        "git log -- OUTSIDE",
+        "git diff dirlink/key.txt README.md",
+        "git diff link-to-outside README.md",
+        "git diff --no-index README.md src/a.py",
+        "git -C src diff ../../secret.txt",
+        "git -C src diff ../dirlink/key.txt",
+        "git show HEAD -- ~/x",
+    ],
+)
+def test_git_paths_outside_are_refused(command: str, tree: Path, outside: Path) -> None:
+    command = command.replace("OUTSIDE", str(outside))
+    assert not _judge(command, tree)
+
+
+def test_git_diff_outside_path_really_goes_no_index(tree: Path, outside: Path) -> None:
+    """Why the rule exists: inside a repo, git diff on an outside file prints its content."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True)
+    result = subprocess.run(
+        ["git", "diff", str(outside / "key.txt"), "README.md"], cwd=tree, capture_output=True, text=True
+    )
+    assert "TOPSECRET" in result.stdout
+    assert not is_read_only(
+        ["git", "diff", str(outside / "key.txt"), "README.md"], cwd=tree, project_dir=tree
+    )
+    assert is_read_only(["git", "diff", "HEAD~1", "--", "src/a.py"], cwd=tree, project_dir=tree)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -R TOPSECRET .",
+        "grep -rR TOPSECRET .",
+        "grep --dereference-recursive TOPSECRET .",
+        "find -L .",
+        "find -L . -name x",
+        "find . -follow",
+        "ls -RL",
+        "ls -L",
+        "ls --dereference src",
+        "du -L .",
+        "du -sL .",
+        "du --dereference .",
+        "rg -L TOPSECRET",
+        "rg --follow TOPSECRET",
+        "rg -nL TOPSECRET .",
+        "cat link-to-outside",
+        "cat dirlink/key.txt",
+        "head -n1 src/../link-to-outside",
+        "grep TOPSECRET link-to-outside",
+        "ls dirlink",
+        "find dirlink",
+        "du dirlink",
+        "stat -L link-to-outside",
+        "sed -n 1p link-to-outside",
+    ],
+)
+def test_following_symlinks_out_is_refused(command: str, tree: Path, outside: Path) -> None:
+    assert not _judge(command, tree)
+
+
+def test_recursion_without_following_stays_read_only(tree: Path, outside: Path) -> None:
+    for text in ("grep -r TOPSECRET .", "find . -type l", "ls -R", "du -s .", "rg TOPSECRET"):
+        assert is_read_only(shlex.split(text), cwd=tree, project_dir=tree, text=text), text
+
+
+def test_tool_output_folder_is_readable(tree: Path, tmp_path: Path) -> None:
+    from shellpilot.paths import tool_output_dir
+
+    data = tmp_path / "data"
+    spill_dir = tool_output_dir(data)
+    spill_dir.mkdir(parents=True)
+    spill = spill_dir / "tool_abc"
+    spill.write_text("x\n" * 10)
+    (data / "other").write_text("x\n")
+    roots = (spill_dir,)
+    for text in (f"grep -n x {spill}", f"sed -n '1,5p' {spill}", f"tail -n 5 {spill}", f"head {spill}"):
+        argv = shlex.split(text)
+        assert is_read_only(argv, cwd=tree, project_dir=tree, text=text, readable=roots), text
+        assert not is_read_only(argv, cwd=tree, project_dir=tree, text=text), text
+    other = f"grep -n x {data / 'other'}"
+    assert not is_read_only(shlex.split(other), cwd=tree, project_dir=tree, text=other, readable=roots)
+    escape = f"cat {spill_dir}/../other"
+    assert not is_read_only(shlex.split(escape), cwd=tree, project_dir=tree, text=escape, readable=roots)
+    # git never reads the extra roots, and the cwd must still be in the project
+    git = f"git diff {spill} README.md"
+    assert not is_read_only(shlex.split(git), cwd=tree, project_dir=tree, text=git, readable=roots)
+    assert not is_read_only(["ls"], cwd=spill_dir, project_dir=tree, readable=roots)

@@ -6,6 +6,7 @@ Must not touch: other commands (``readonly.py``) or running git.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 
@@ -133,10 +134,17 @@ def _sub_parse(sub: str, args: list[str]) -> Parsed | None:
 def is_read_only_git(args: list[str], inside: Inside) -> bool:
     """True when ``git <args>`` only reads the repository (``args`` excludes ``git``).
 
-    ``inside(path)`` says whether a ``-C`` directory stays in the project. Operands that
-    start with a glob character before ``--`` are refused: the shell may expand them to
-    file names such as ``--output=x`` that git would read as options.
+    ``inside(path)`` says whether a path stays in the project (symlinks resolved); it
+    bounds ``-C`` directories and every operand, revisions included (``HEAD~1`` reads as
+    a path inside): git silently compares plain files (``--no-index``) when a path is
+    outside the repository, so ``git diff /tmp/x README`` must ask. ``--no-index`` itself
+    is refused anywhere. Operands that start with a glob character before ``--`` are
+    refused: the shell may expand them to file names such as ``--output=x`` that git
+    would read as options.
     """
+    if "--no-index" in args:
+        return False
+    dirs: list[str] = []
     i = 0
     while i < len(args):
         arg = args[i]
@@ -145,6 +153,7 @@ def is_read_only_git(args: list[str], inside: Inside) -> bool:
         elif arg == "-C":
             if i + 1 >= len(args) or not inside(args[i + 1]):
                 return False
+            dirs.append(args[i + 1])
             i += 2
         elif arg.startswith("-"):
             return False
@@ -156,4 +165,18 @@ def is_read_only_git(args: list[str], inside: Inside) -> bool:
     if parsed is None:
         return False
     before = [op for op in parsed.operands if op not in parsed.after_dashdash]
-    return not any(_LEADING_GLOB.match(op) or "`" in op for op in before)
+    if any(_LEADING_GLOB.match(op) or "`" in op for op in before):
+        return False
+    return all(_operand_inside(op, dirs, inside) for op in parsed.operands)
+
+
+def _operand_inside(operand: str, dirs: list[str], inside: Inside) -> bool:
+    """A path operand stays inside from the cwd and from every ``-C`` directory in turn."""
+    if not inside(operand):
+        return False
+    joined = ""
+    for folder in dirs:
+        joined = os.path.join(joined, folder)
+        if not inside(os.path.join(joined, operand)):
+            return False
+    return True

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from shellpilot.permission.expansion import glob_is_safe, has_brace_expansion, has_glob, masked_words
 from shellpilot.permission.flags import FlagSpec, parse, words
 from shellpilot.permission.sedscript import is_safe_script
 
@@ -21,17 +22,27 @@ _GLOB = re.compile(r"[*?\[]")
 
 @dataclass(frozen=True)
 class _Where:
-    """Where relative paths resolve (``cwd``) and the boundary they must stay in."""
+    """Where relative paths resolve (``cwd``), the project bounding them, and extra
+    ``readable`` roots (e.g. the tool-output folder) that count as inside for reads."""
 
     cwd: Path | None
     project: Path | None
+    readable: tuple[Path, ...] = ()
 
     def inside(self, arg: str) -> bool:
-        """Does path operand ``arg`` (cut at its first glob character) stay in the project?
+        """Does path operand ``arg`` (cut at its first glob character) stay in the project
+        or a readable root, symlinks resolved?
 
         Dynamic values (``$``, backticks) are never inside. With neither a cwd nor a
         project, only relative paths without ``..`` count as inside.
         """
+        return self._inside(arg, self.readable)
+
+    def in_project(self, arg: str) -> bool:
+        """Like ``inside`` but only the project counts (readable roots do not)."""
+        return self._inside(arg, ())
+
+    def _inside(self, arg: str, readable: tuple[Path, ...]) -> bool:
         if "$" in arg or "`" in arg:
             return False
         cut = _GLOB.search(arg)
@@ -51,11 +62,13 @@ class _Where:
             if base is None:
                 return ".." not in path.parts
             path = base / path
-        if boundary is None:
-            return False
         real = os.path.realpath(path)
-        root = os.path.realpath(boundary)
-        return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+        roots = ([boundary] if boundary is not None else []) + list(readable)
+        for root in roots:
+            top = os.path.realpath(root)
+            if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
+                return True
+        return False
 
 
 Judge = Callable[[list[str], _Where], bool]
@@ -72,12 +85,18 @@ def _no_glob(args: list[str]) -> bool:
     return not any(_GLOB.match(a) for a in args)
 
 
-def _files_command(spec: FlagSpec, path_options: tuple[str, ...] = ()) -> Judge:
-    """A command whose operands are files to read: every flag known, every path inside."""
+def _files_command(
+    spec: FlagSpec, path_options: tuple[str, ...] = (), follows: tuple[str, ...] = ()
+) -> Judge:
+    """A command whose operands are files to read: every flag known, every path inside.
+
+    ``follows``: options that make it follow symlinks met while walking a tree (a link
+    committed in the repo may point outside), refused.
+    """
 
     def judge(args: list[str], where: _Where) -> bool:
         parsed = parse(args, spec)
-        if parsed is None:
+        if parsed is None or parsed.has(*follows):
             return False
         return _all_inside(parsed.operands + parsed.values(*path_options), where)
 
@@ -166,12 +185,15 @@ _RG = FlagSpec(
 )  # no --pre / --pre-glob / --hostname-bin (they run programs), no -z (runs decompressors)
 
 
-def _grep_like(spec: FlagSpec, *, globs_ok: bool) -> Judge:
-    """grep/rg: the first operand is the pattern unless -e/-f gave one; the rest are paths."""
+def _grep_like(spec: FlagSpec, *, globs_ok: bool, follows: tuple[str, ...]) -> Judge:
+    """grep/rg: the first operand is the pattern unless -e/-f gave one; the rest are paths.
+
+    ``follows``: the options following symlinks while recursing (refused).
+    """
 
     def judge(args: list[str], where: _Where) -> bool:
         parsed = parse(args, spec)
-        if parsed is None:
+        if parsed is None or parsed.has(*follows):
             return False
         operands = list(parsed.operands)
         if not parsed.has("-e", "-f", "--regexp", "--file", "--files", "--type-list") and operands:
@@ -210,10 +232,11 @@ def _sed(args: list[str], where: _Where) -> bool:
 
 
 # find: predicates by number of arguments; everything else (-exec, -execdir, -ok, -okdir,
-# -delete, -fprint, -fprint0, -fprintf, -fls, -files0-from, ...) is not read-only.
+# -delete, -fprint, -fprint0, -fprintf, -fls, -files0-from, ...) is not read-only; nor
+# -L / -follow (they follow symlinks met in the walk, which may point outside).
 _FIND_0 = words(
     "-print -print0 -ls -prune -quit -true -false -empty -readable -writable -executable -nouser "
-    "-nogroup -depth -d -xdev -mount -follow -daystart -noleaf -ignore_readdir_race "
+    "-nogroup -depth -d -xdev -mount -daystart -noleaf -ignore_readdir_race "
     "-noignore_readdir_race -not -a -and -o -or ! ( ) ,"
 )
 _FIND_1 = words(
@@ -227,7 +250,7 @@ _FIND_NEWER = re.compile(r"-newer[aBcmt][aBcmt]")
 
 def _find(args: list[str], where: _Where) -> bool:
     i = 0
-    while i < len(args) and args[i] in ("-H", "-L", "-P"):
+    while i < len(args) and args[i] in ("-H", "-P"):
         i += 1
     roots: list[str] = []
     while i < len(args) and not (args[i].startswith("-") or args[i] in ("!", "(", ")", ",")):
@@ -294,14 +317,17 @@ _DU = FlagSpec(
 )
 
 
+_GREP_FOLLOWS = ("-R", "--dereference-recursive")
+
+
 def _git(args: list[str], where: _Where) -> bool:
     from shellpilot.permission.gitargs import is_read_only_git
 
-    return is_read_only_git(args, where.inside)
+    return is_read_only_git(args, where.in_project)
 
 
 _JUDGES: dict[str, Judge] = {
-    "ls": _files_command(_LS),
+    "ls": _files_command(_LS, follows=("-L", "--dereference")),
     "pwd": _flags_only(_PWD),
     "echo": _echo,
     "true": _echo,
@@ -310,10 +336,10 @@ _JUDGES: dict[str, Judge] = {
     "head": _files_command(_HEAD),
     "tail": _files_command(_TAIL),
     "wc": _files_command(_WC),
-    "grep": _grep_like(_GREP, globs_ok=True),
-    "egrep": _grep_like(_GREP, globs_ok=True),
-    "fgrep": _grep_like(_GREP, globs_ok=True),
-    "rg": _grep_like(_RG, globs_ok=False),
+    "grep": _grep_like(_GREP, globs_ok=True, follows=_GREP_FOLLOWS),
+    "egrep": _grep_like(_GREP, globs_ok=True, follows=_GREP_FOLLOWS),
+    "fgrep": _grep_like(_GREP, globs_ok=True, follows=_GREP_FOLLOWS),
+    "rg": _grep_like(_RG, globs_ok=False, follows=("-L", "--follow")),
     "sed": _sed,
     "find": _find,
     "git": _git,
@@ -324,7 +350,7 @@ _JUDGES: dict[str, Judge] = {
     "dirname": _flags_only(_NAMES, operands=True),
     "date": _date,
     "stat": _files_command(_STAT),
-    "du": _files_command(_DU),
+    "du": _files_command(_DU, follows=("-L", "--dereference")),
 }
 
 READ_ONLY_COMMANDS: frozenset[str] = frozenset(_JUDGES)
@@ -341,6 +367,7 @@ def is_read_only(
     cwd: Path | None = None,
     project_dir: Path | None = None,
     text: str | None = None,
+    readable: tuple[Path, ...] = (),
 ) -> bool:
     """True when this simple command only reads (and reads only inside the project).
 
@@ -351,7 +378,15 @@ def is_read_only(
     project, or a glob where an expanded ``-name`` could turn into an option all give
     False. When ``text`` (the command's source text) is given it must be plain (see
     ``plain_command_text``) and split into exactly ``argv``: no wrapper, assignment,
-    redirect or executable path. The set and its flags: README "Permissions".
+    redirect or executable path. ``readable``: extra roots (shellpilot's tool-output
+    folder) whose files count as inside for reads (never for ``git``).
+
+    What the shell would still expand is judged too: any unquoted brace expansion
+    (``{a,b}``, ``{1..3}``) is refused; an unquoted glob passes only when every file it
+    could match stays inside (``expansion.glob_is_safe``). Without ``text`` the quoting
+    is lost, so every ``{``, ``*``, ``?``, ``[`` counts as unquoted. Symlink-following
+    walks (``grep -R``, ``find -L``/``-follow``, ``ls -L``, ``du -L``, ``rg -L``) and git
+    paths outside the project (git would silently compare plain files) are refused.
     """
     if not argv or "`" in "".join(argv):
         return False
@@ -360,10 +395,30 @@ def is_read_only(
         return False
     if text is not None and not (plain_command_text(text) and shlex.split(text) == argv):
         return False
-    where = _Where(cwd or project_dir, project_dir)
-    if argv[0] not in _NO_FILES and not where.inside("."):
+    where = _Where(cwd or project_dir, project_dir, tuple(readable))
+    if argv[0] not in _NO_FILES and not where.in_project("."):
         return False  # the cwd itself is outside the project
+    if not _expansions_safe(argv, text, where):
+        return False
     return judge(argv[1:], where)
+
+
+def _expansions_safe(argv: list[str], text: str | None, where: _Where) -> bool:
+    """No unquoted brace expansion, and every unquoted glob expands only to inside files."""
+    if text is None:
+        masks = list(argv)
+    else:
+        split = masked_words(text)
+        if split is None or [word for word, _ in split] != argv:
+            return False
+        masks = [mask for _, mask in split]
+    base = str(where.cwd) if where.cwd is not None else None
+    for word, mask in zip(argv[1:], masks[1:], strict=True):
+        if has_brace_expansion(mask):
+            return False
+        if has_glob(mask) and not glob_is_safe(word, base, where.inside):
+            return False
+    return True
 
 
 _UNSAFE_UNQUOTED = frozenset("$`><|&;()\n")
