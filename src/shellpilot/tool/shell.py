@@ -224,7 +224,9 @@ class ShellTool:
             read_only = [
                 c.text
                 for c in found.commands
-                if is_read_only(list(c.argv), cwd=cwd, project_dir=project, text=c.text)
+                if is_read_only(
+                    list(c.argv), cwd=cwd, project_dir=project, text=c.text, readable=(self.output_dir,)
+                )
             ]
         if patterns:
             unanalysed = [call.command] if found.unknown else []
