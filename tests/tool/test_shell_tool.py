@@ -295,15 +295,19 @@ async def test_with_the_real_permission_service_and_default_rules(project: Path,
     result = await quiet(start("ls", "call_a"))
     assert result.output == "a.txt\n" and service.pending() == []
 
-    # Reading a spill file needs no external_directory answer, only the bash one.
+    # Reading a spill file the way the truncation note says asks nothing at all (the
+    # tool-output folder is readable for the read-only set); other data files still ask.
     folder = tool_output_dir(data)
     folder.mkdir(parents=True)
     (folder / "tool_x").write_text("spilled\n")
-    call = start(f"cat {folder}/tool_x", "call_c")
-    request = await first_request(call)
-    assert request.permission == "bash"
-    service.reply(request.id, "once")
-    assert (await quiet(call)).output == "spilled\n"
+    assert (await quiet(start(f"grep -n spilled {folder}/tool_x", "call_c"))).output == "1:spilled\n"
+    (data / "other").write_text("other\n")
+    call = start(f"cat {data}/other", "call_d")
+    for permission in ("external_directory", "bash"):
+        request = await first_request(call)
+        assert request.permission == permission
+        service.reply(request.id, "once")
+    assert (await quiet(call)).output == "other\n"
 
     # A workdir outside the project waits for an answer; "reject" stops it before it runs.
     outside = tmp_path / "outside"
