@@ -108,12 +108,14 @@ def scan_block(command: str, project_dir: Path, shell: str = "bash") -> BlockChe
     result = scan(command, cwd=project_dir, project_dir=project_dir, shell=shell)
     if result.unknown or not result.patterns:
         return BlockCheck([command], [command], list(result.dirs), [], True)
+    from shellpilot.paths import data_dir, tool_output_dir
     from shellpilot.permission.readonly import is_read_only
 
+    spills = (tool_output_dir(data_dir()),)
     read_only = [
         c.text
         for c in result.commands
-        if is_read_only(list(c.argv), cwd=project_dir, project_dir=project_dir, text=c.text)
+        if is_read_only(list(c.argv), cwd=project_dir, project_dir=project_dir, text=c.text, readable=spills)
     ]
     return BlockCheck(list(result.patterns), list(result.always), list(result.dirs), read_only)
 
