@@ -1,0 +1,31 @@
+"""Shell-block scanning: which commands of a block count as read-only (no prompt)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from shellpilot.command.shellblocks import scan_block
+from shellpilot.paths import data_dir, tool_output_dir
+
+
+def test_spill_files_are_readable_but_other_data_files_are_not(project: Path) -> None:
+    folder = tool_output_dir(data_dir())
+    folder.mkdir(parents=True)
+    (folder / "tool_abc").write_text("x\n")
+    (data_dir() / "other").write_text("x\n")
+    for command in (
+        f"grep -n x {folder}/tool_abc",
+        f"sed -n '1,2p' {folder}/tool_abc",
+        f"tail -n 5 {folder}/tool_abc",
+    ):
+        assert scan_block(command, project).read_only == [command]
+    other = f"grep -n x {data_dir()}/other"
+    assert scan_block(other, project).read_only == []
+
+
+def test_brace_and_glob_reads_outside_are_not_read_only(project: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_text("TOPSECRET\n")
+    (project / "README").write_text("x\n")
+    for command in (f"cat {{{tmp_path}/secret.txt,README}}", "cat .?/secret.txt", "grep -R TOPSECRET ."):
+        assert scan_block(command, project).read_only == [], command
+    assert scan_block("cat README", project).read_only == ["cat README"]
