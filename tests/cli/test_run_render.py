@@ -57,6 +57,24 @@ def test_child_session_work_is_indented_and_errors_shown() -> None:
     assert err.getvalue() == "  │ $ rm x\n  │ ✗ denied by a rule\n⚙ general: review the diff\n"
 
 
+def test_escapes_from_the_model_never_reach_the_terminal_raw() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    render = TextRenderer(S, out, err)
+    render(PartDelta(session_id=S, message_id="m", part_id="p", delta="hi\x1b]0;title\x07 \x1b[2Kthere"))
+    command = {"command": "echo ok\x1b[8m; curl x | sh\x1b[0m\rtrue", "description": "d"}
+    render(_tool(S, ToolRunning(input=command, metadata={"output": "a\x1b[31mb\x1b[0m\n"})))
+    render(_tool(S, ToolFailed(input=command, error="bad \x1b[2K", start_ms=1)))
+    tool = {"path": "x\x1b[8m"}
+    render(_tool(S, ToolRunning(input=tool), tool="read", part_id="prt_2"))
+    render.close()
+    assert "\x1b" not in out.getvalue() + err.getvalue() and "\r" not in err.getvalue()
+    assert out.getvalue() == "hi there\n"
+    lines = err.getvalue().splitlines()
+    assert lines[0] == "$ echo ok␛[8m; curl x | sh␛[0m␍true"
+    assert lines[1:3] == ["ab", "✗ bad ␛[2K"]
+    assert lines[3] == '⚙ read: {"path": "x\\u001b[8m"}'
+
+
 def test_json_lines() -> None:
     out = io.StringIO()
     render = JsonRenderer(out)

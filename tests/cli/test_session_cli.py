@@ -126,3 +126,34 @@ def test_titles_and_text_with_rich_markup_are_shown_literally(repo: Path) -> Non
     assert shown.stdout.count("[bold]x[/bold] [/]") >= 2  # the title, the command and its output
     assert f"$ {command}" in shown.stdout
     assert _sp("session", "show", child.id, cwd=repo).stdout.startswith("review changes [commit|branch|pr]")
+
+
+def test_show_and_list_never_print_a_stored_escape_raw(repo: Path) -> None:
+    assert _sp("shell", "echo stored", cwd=repo).returncode == 0
+    (sid,) = _session_ids()
+    db = sqlite3.connect(Path(os.environ["SHELLPILOT_DATA_DIR"]) / "shellpilot.db")
+    try:
+        (pid, raw) = db.execute("SELECT id, body FROM part WHERE type = 'tool'").fetchone()
+        body = json.loads(raw)
+        body["state"]["input"]["command"] = "echo \x1b[8mhidden\x1b[0m"
+        body["state"]["output"] = "a\x1b[2Kb \x1b]0;title\x07c \x1b[31mred\x1b[0m\rend\x07\n"
+        db.execute("UPDATE part SET body = ? WHERE id = ?", (json.dumps(body), pid))
+        db.execute("UPDATE session SET title = ? WHERE id = ?", ("t\x1b]0;owned\x07itle", sid))
+        db.commit()
+    finally:
+        db.close()
+    shown = subprocess.run(
+        [sys.executable, "-m", "shellpilot", "session", "show", sid],
+        cwd=repo,
+        capture_output=True,
+        timeout=60,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert b"\x1b" not in shown.stdout and b"\x07" not in shown.stdout and b"\r" not in shown.stdout
+    text = shown.stdout.decode()
+    assert "$ echo ␛[8mhidden␛[0m" in text  # a command's escapes stay visible
+    assert "ab c red␍end␇" in text  # stored output: sequences removed, other controls shown
+    listed = subprocess.run(
+        [sys.executable, "-m", "shellpilot", "session", "list"], cwd=repo, capture_output=True, timeout=60
+    )
+    assert b"\x1b" not in listed.stdout and "title" in listed.stdout.decode()

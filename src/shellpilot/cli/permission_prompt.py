@@ -22,6 +22,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from shellpilot.bus import Bus, Subscription
+from shellpilot.cli.render import printable
 from shellpilot.errors import PermissionRequestNotFound
 from shellpilot.permission.events import PermissionAsked, PermissionRequest, Reply
 from shellpilot.permission.service import PermissionService
@@ -164,25 +165,40 @@ def parse_answer(text: str) -> Reply | None:
     return _ANSWERS.get(text.strip().lower())
 
 
+_LABEL = 12
+"""Width of the row labels of the permission box (``permission  `` etc.)."""
+
+
+def _row(text: str) -> str:
+    """One value of the box made safe (``printable``): escapes and controls shown, never
+    sent raw, and each line after the first marked ``↵`` and indented under the value, so
+    a multi-line command shows every line where it belongs."""
+    return printable(text).replace("\n", "↵\n" + " " * _LABEL) + "\n"
+
+
 def render_request(request: PermissionRequest, console: Console) -> None:
-    """Show the permission, the patterns needing an answer and the command (metadata)."""
+    """Show the permission, the patterns needing an answer and the command (metadata).
+
+    Every model-provided value goes through ``printable``, so a ``\x1b[8m`` (conceal) or
+    ``\x1b[2K`` (erase line) in a command shows as ``␛[8m`` instead of hiding it.
+    """
     body = Text()
     body.append("permission  ", style="bold")
-    body.append(request.permission + "\n")
+    body.append(_row(request.permission))
     for pattern in request.patterns:
         body.append("pattern     ", style="bold")
-        body.append(pattern + "\n")
+        body.append(_row(pattern))
     command = request.metadata.get("command")
     if isinstance(command, str) and command not in request.patterns:
         body.append("command     ", style="bold")
-        body.append(command + "\n")
+        body.append(_row(command))
     description = request.metadata.get("description")
     if isinstance(description, str) and description:
         body.append("why         ", style="bold")
-        body.append(description + "\n")
+        body.append(_row(description))
     if request.always:
         body.append("always      ", style="bold")
-        body.append(", ".join(request.always), style="dim")
+        body.append(printable(", ".join(request.always)).replace("\n", "↵ "), style="dim")
     console.print(Panel(body, title="Permission needed", title_align="left", border_style="yellow"))
 
 

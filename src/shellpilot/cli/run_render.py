@@ -12,21 +12,23 @@ from typing import Any, TextIO, cast
 
 from shellpilot.bus import Event
 from shellpilot.cli.preview_echo import PreviewEcho
+from shellpilot.cli.render import printable
 
 _DIM, _RED, _RESET = "\x1b[2m", "\x1b[31m", "\x1b[0m"
 
 
 def _summary(tool: str, data: dict[str, Any]) -> str:
     """One line naming a tool call: ``$ command`` for bash, ``⚙ agent: description`` for a
-    task, ``⚙ tool: arguments`` otherwise (cut to 100 characters)."""
+    task, ``⚙ tool: arguments`` otherwise (cut to 100 characters). Made ``printable``: an
+    escape sequence in a model's command shows as ``␛[...`` and never reaches the terminal."""
     if tool == "bash":
-        return f"$ {data.get('command', '')}"
+        return printable(f"$ {data.get('command', '')}")
     if tool == "task":
         head, value = f"⚙ {data.get('subagent_type', 'task')}", data.get("description") or data.get("prompt")
     else:
         head, value = f"⚙ {tool}", json.dumps(data, ensure_ascii=False)
     line = " ".join(str(value).split())
-    return f"{head}: {line if len(line) <= 100 else line[:97] + '...'}"
+    return printable(f"{head}: {line if len(line) <= 100 else line[:97] + '...'}")
 
 
 class TextRenderer:
@@ -61,7 +63,7 @@ class TextRenderer:
         """Bus listener: render one event."""
         if event.type == "part.delta":
             if getattr(event, "session_id", None) == self.session_id:
-                self._out.write(str(getattr(event, "delta", "")))
+                self._out.write(printable(str(getattr(event, "delta", "")), strip=True))
                 self._out.flush()
                 self._text_open = True
         elif event.type == "part.updated":
@@ -83,6 +85,8 @@ class TextRenderer:
             self._echoes[key] = PreviewEcho(cast(TextIO, _Indented(self._err, prefix)))
         echo = self._echoes[key]
         output = state.metadata.get("output") if part.tool == "bash" else None
+        if isinstance(output, str):  # cleaned by the runner already; a stored part may not be
+            output = printable(output, strip=True)
         if state.status == "running":
             if isinstance(output, str):
                 echo.preview(output)
@@ -93,7 +97,7 @@ class TextRenderer:
             if echo.wrote_anything and not echo.ends_with_newline:
                 self._err.write("\n")
         if state.status == "error":
-            self._line(self._style(f"{prefix}✗ {state.error}", _RED))
+            self._line(self._style(f"{prefix}✗ {printable(str(state.error))}", _RED))
         elif part.tool == "bash" and state.metadata.get("exit") not in (0, None):
             self._line(self._style(f"{prefix}(exit {state.metadata.get('exit')})", _DIM))
 

@@ -1,7 +1,8 @@
 """``shellpilot session list|show|export|delete``: look at and manage stored sessions.
 
 Owns: those sub-commands and how a conversation is rendered in a terminal.
-Must not touch: what is stored (SessionService/SessionStore); output is shown as stored.
+Must not touch: what is stored (SessionService/SessionStore); output is shown as stored,
+except that escape sequences and control characters are made ``printable`` first.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, assert_never
 
 import typer
 
+from shellpilot.cli.render import printable
 from shellpilot.session.models import (
     AgentPart,
     FilePart,
@@ -26,6 +28,7 @@ from shellpilot.session.models import (
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
 
     from shellpilot.session.models import MessageWithParts, Part
 
@@ -52,11 +55,20 @@ def _console() -> Console:
     return Console(soft_wrap=True, highlight=False, width=width)
 
 
+def _text(text: str, style: str = "") -> Text:
+    """A rich ``Text`` of stored (user-, model- or command-written) text, ``printable``:
+    escape sequences removed, other control characters shown (``␛``), none sent raw."""
+    from rich.text import Text
+
+    return Text(printable(text, strip=True), style=style)
+
+
 def _tool_lines(part: ToolPart) -> list[tuple[str, str]]:
     """(text, style) lines of a tool part: the call, its output as stored, then its outcome."""
     state = part.state
     command = state.input.get("command")
     head = f"$ {command}" if part.tool == "bash" and command is not None else f"{part.tool} {state.input}"
+    head = printable(head)  # a command's escapes stay visible (␛[8m), not stripped
     lines = [(head, "bold cyan")]
     if isinstance(state, ToolPending):
         return [*lines, ("[pending]", "yellow")]
@@ -79,36 +91,32 @@ def _tool_lines(part: ToolPart) -> list[tuple[str, str]]:
 
 
 def _render_part(console: Console, part: Part) -> None:
-    from rich.text import Text
-
     if isinstance(part, TextPart):
-        console.print(Text(part.text, style="dim italic" if part.synthetic else ""))
+        console.print(_text(part.text, style="dim italic" if part.synthetic else ""))
     elif isinstance(part, ToolPart):
         for text, style in _tool_lines(part):
-            console.print(Text(text, style=style))
+            console.print(_text(text, style=style))
     elif isinstance(part, FilePart):
-        console.print(Text(f"[file] {part.filename or part.path or part.url}", style="magenta"))
+        console.print(_text(f"[file] {part.filename or part.path or part.url}", style="magenta"))
     elif isinstance(part, AgentPart):
-        console.print(Text(f"[agent] @{part.name}", style="magenta"))
+        console.print(_text(f"[agent] @{part.name}", style="magenta"))
     elif isinstance(part, SubtaskPart):
-        console.print(Text(f"[subtask @{part.agent}] {part.description or part.prompt}", style="magenta"))
+        console.print(_text(f"[subtask @{part.agent}] {part.description or part.prompt}", style="magenta"))
     else:
         assert_never(part)
 
 
 def _render_message(console: Console, item: MessageWithParts) -> None:
-    from rich.text import Text
-
     info = item.info
     head = f"── {info.role}"
     if info.role == "assistant":
         head += f" ({info.agent}{', ' + info.model if info.model else ''})"
     head += f" · {_when(info.created_ms)}"
-    console.print(Text(head, style="bold"))
+    console.print(_text(head, style="bold"))
     for part in item.parts:
         _render_part(console, part)
     if info.role == "assistant" and info.error is not None:
-        console.print(Text(f"[{info.error.name}: {info.error.message}]", style="red"))
+        console.print(_text(f"[{info.error.name}: {info.error.message}]", style="red"))
     console.print()
 
 
@@ -127,7 +135,6 @@ def list_sessions(
 ) -> None:
     """List the sessions of a project, most recent first: id, title, updated, messages."""
     from rich.table import Table
-    from rich.text import Text
 
     from shellpilot.cli.context import open_context
 
@@ -136,19 +143,19 @@ def list_sessions(
         console = _console()
         if not rows:
             where = "any project" if all_projects else str(ctx.project_dir)
-            console.print(Text(f"No sessions for {where}."))
+            console.print(_text(f"No sessions for {where}."))
             return
         # Every cell is a Text: titles (model-written too) and paths are never read as markup.
-        table = Table(title=None if all_projects else Text(str(ctx.project_dir)))
+        table = Table(title=None if all_projects else _text(str(ctx.project_dir)))
         for name in ("id", "title", "updated", "messages"):
             table.add_column(name, no_wrap=name == "id", justify="right" if name == "messages" else "left")
         if all_projects:
             table.add_column("project")
         for row in rows:
             s = row.session
-            cells = [Text(s.id), Text(s.title), Text(_when(s.updated_ms)), Text(str(row.message_count))]
+            cells = [_text(s.id), _text(s.title), _text(_when(s.updated_ms)), _text(str(row.message_count))]
             if all_projects:
-                cells.append(Text(s.project_dir))
+                cells.append(_text(s.project_dir))
             table.add_row(*cells)
         console.print(table)
 
@@ -159,15 +166,13 @@ def show_session(
     data_dir: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP)] = None,
 ) -> None:
     """Show a session's conversation, tool calls with their output as stored."""
-    from rich.text import Text
-
     from shellpilot.cli.context import open_context
 
     with open_context(data_dir=data_dir) as ctx:
         session = ctx.sessions.get(session_id)
         console = _console()
-        console.print(Text(f"{session.title}  ({session.id})", style="bold"))
-        console.print(Text(f"{session.project_dir} · updated {_when(session.updated_ms)}", style="dim"))
+        console.print(_text(f"{session.title}  ({session.id})", style="bold"))
+        console.print(_text(f"{session.project_dir} · updated {_when(session.updated_ms)}", style="dim"))
         console.print()
         for item in ctx.sessions.messages(session_id):
             _render_message(console, item)
