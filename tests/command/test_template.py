@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shlex
 import subprocess
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
@@ -95,15 +94,29 @@ def test_fallback_append_is_not_a_shell_block() -> None:
 def test_gemini_args() -> None:
     assert substitute("Review {{args}} now, $1 stays", "a b", "gemini") == "Review a b now, $1 stays"
     assert substitute("Plain", "a b", "gemini") == "Plain\n\na b"
-    assert substitute("!{grep -r {{args}} .}", "it's", "gemini") == "!{grep -r 'it'\"'\"'s' .}"
+    assert substitute("!{grep -r {{args}} .}", "a b", "gemini") == "!{grep -r 'a b' .}"
+    assert substitute("!{grep -r {{args}} .}", "it's", "gemini") == "!{grep -r {{args}} .}"  # refused
 
 
-def test_shell_quoting_inside_blocks_follows_the_quote_context() -> None:
-    value = 'a\'b "c" $(x) `y`'
-    assert substitute("!`echo $ARGUMENTS`", value) == "!`echo " + shlex.quote(value) + "`"
-    assert substitute("!`echo '$ARGUMENTS'`", value) == "!`echo 'a'\\''b \"c\" $(x) `y`'`"
-    assert substitute('!`echo "$ARGUMENTS"`', value) == '!`echo "a\'b \\"c\\" \\$(x) \\`y\\`"`'
+def test_values_inside_blocks_are_spliced_only_when_inert() -> None:
+    assert (
+        substitute("!`git log $1`", "feature/x,v1.2.3:a=b+c@d%e_f")
+        == "!`git log feature/x,v1.2.3:a=b+c@d%e_f`"
+    )
     assert substitute("!`git diff $1`", "") == "!`git diff `"  # missing: nothing inserted
+    # spaces: quoted in a plain word, verbatim inside quotes, refused in other contexts
+    assert substitute("!`echo $ARGUMENTS`", "a b") == "!`echo 'a b'`"
+    assert substitute("!`echo '$ARGUMENTS'`", "a b") == "!`echo 'a b'`"
+    assert substitute('!`echo "$ARGUMENTS"`', "a b") == '!`echo "a b"`'
+    assert substitute("!`echo $(( $1 ))`", "'a b'") == "!`echo $(( $1 ))`"
+    assert substitute("!`echo x # $1`", "'a b'") == "!`echo x # $1`"
+    # ~ only where it cannot start a tilde expansion
+    assert substitute("!`git show $1`", "HEAD~1") == "!`git show HEAD~1`"
+    assert substitute("!`ls $1`", "~/x") == "!`ls $1`"
+    assert substitute("!`ls $1`", "a:~") == "!`ls $1`"
+    value = 'a\'b "c" $(x) `y`'
+    for form in ("!`echo $ARGUMENTS`", "!`echo '$ARGUMENTS'`", '!`echo "$ARGUMENTS"`'):
+        assert substitute(form, value) == form  # kept as written: it will not run
 
 
 def test_escaped_block_is_literal() -> None:
@@ -184,8 +197,13 @@ async def test_argument_injection_runs_nothing_extra(project: Path) -> None:
         cmd("Echo: !`echo $ARGUMENTS` / !`echo $1`"), "don't $(touch p)", ctx_for(project, ask)
     )
     assert not (project / "p").exists()
-    assert out.text == "Echo: don't $(touch p) / don t $(touch p)"
-    assert ask.calls[0][1] == ["echo 'don'\"'\"'t $(touch p)'"]
+    assert out.text == "Echo: !`echo $ARGUMENTS` / !`echo $1`"
+    assert ask.calls == []
+    assert out.warnings == [
+        "shell block not run: argument $ARGUMENTS contains shell metacharacters",
+        "shell block not run: argument $1 contains shell metacharacters",
+    ]
+    assert [b.status for b in out.blocks] == ["denied", "denied"]
 
 
 async def test_argument_block_syntax_stays_text(project: Path) -> None:
@@ -326,24 +344,26 @@ async def test_lazy_template_is_plain_text(project: Path) -> None:
 @pytest.mark.parametrize(
     "form", ["!`printf %s $ARGUMENTS`", "!`printf %s '$ARGUMENTS'`", '!`printf %s "$ARGUMENTS"`']
 )
-async def test_quoted_values_reach_the_shell_unchanged(project: Path, form: str) -> None:
+async def test_metacharacter_values_keep_the_block_from_running(project: Path, form: str) -> None:
     value = 'a\'b "c" $(touch x) `touch y` \\n $HOME'
     out = await expand(cmd(f"[{form}]"), value, ctx_for(project))
-    assert out.text == f"[{value}]"
+    assert out.text == f"[{form}]"
+    assert out.warnings == ["shell block not run: argument $ARGUMENTS contains shell metacharacters"]
     assert not (project / "x").exists() and not (project / "y").exists()
+    spaced = await expand(cmd(f"[{form}]"), "a  b c", ctx_for(project))
+    assert spaced.text == "[a  b c]" and spaced.warnings == []
 
 
 async def test_default_scanner_and_runner(project: Path) -> None:
     """No seams: the real scanner builds the asks and the real runner runs the block."""
     ask = Recorder()
     ctx = ExpandContext(project_dir=project, ask=ask)
-    out = await expand(cmd("Files: !`ls -a $1` / !`echo $ARGUMENTS; exit 4`"), "don't $(touch p)", ctx)
-    assert not (project / "p").exists()
+    out = await expand(cmd("Files: !`ls -a $1` / !`echo $ARGUMENTS; exit 4`"), "no such", ctx)
     assert [c[0] for c in ask.calls] == ["bash", "bash"]
-    assert ask.calls[0][1] == ["ls -a 'don t $(touch p)'"] and ask.calls[0][2] == ["ls *"]
+    assert ask.calls[0][1] == ["ls -a 'no such'"] and ask.calls[0][2] == ["ls *"]
     assert out.blocks[0].status == "failed" and out.blocks[1].status == "failed"
     assert out.blocks[1].exit_code == 4
-    assert out.text.endswith("/ don't $(touch p)\n\n<shell_metadata>\nExit code: 4.\n</shell_metadata>")
+    assert out.text.endswith("/ no such\n\n<shell_metadata>\nExit code: 4.\n</shell_metadata>")
 
 
 async def test_default_scanner_asks_for_outside_dirs(project: Path, tmp_path: Path) -> None:
@@ -445,3 +465,50 @@ def test_join_arguments_round_trips(words: list[str], text: str) -> None:
 
     assert join_arguments(words) == text
     assert split_arguments(text) == words
+
+
+# --- arguments spliced into shell blocks (tester's injections) ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("template", "value", "placeholder"),
+    [
+        ("!`echo $(( $1 + 1 ))`", "a[$(touch P)]", "$1"),
+        ("!`cat <<EOF\n$1\nEOF\n`", "$(touch P)", "$1"),
+        ('!`echo "$(echo $1)"`', '"; touch P; "', "$1"),
+        ("!`echo $'$1'`", "\\'; touch P; #", "$1"),
+        ("!`echo \\$1`", "x}; touch P; #", "$1"),
+        ("!`echo hi # $1`", "x\ntouch P #", "$1"),
+        ("!`echo hi # $ARGUMENTS`", "x\ntouch P #", "$ARGUMENTS"),
+    ],
+)
+async def test_injected_arguments_never_run(
+    project: Path, template: str, value: str, placeholder: str
+) -> None:
+    from shellpilot.command.arguments import join_arguments
+
+    ask = allow_all_recorder()
+    out = await expand(cmd(f"Out: {template} end"), join_arguments([value]), ExpandContext(project, ask=ask))
+    assert not (project / "P").exists()
+    assert out.warnings == [f"shell block not run: argument {placeholder} contains shell metacharacters"]
+    assert out.text == f"Out: {template} end"
+    assert ask.calls == []
+
+
+@pytest.mark.parametrize("value", ["HEAD~1", "feature/x", "123", "v1.2.3", "a=b,c:d+e@f%g_h-i"])
+async def test_ordinary_arguments_still_run(project: Path, value: str) -> None:
+    out = await expand(cmd('[!`echo $1`] [!`echo "$1"`] [!`cat <<EOF\n$1\nEOF\n`]'), value, ctx_for(project))
+    assert out.text == f"[{value}] [{value}] [{value}]" and out.warnings == []
+
+
+async def test_numbers_run_in_arithmetic(project: Path) -> None:
+    out = await expand(cmd("!`echo $(( $1 + 1 ))`"), "123", ExpandContext(project, ask=allow_all_recorder()))
+    assert out.text == "124"
+
+
+@pytest.mark.parametrize("value", ["~", "~/x", "a b", "x;y", "$HOME"])
+async def test_a_tilde_or_space_where_it_matters_is_refused(project: Path, value: str) -> None:
+    from shellpilot.command.arguments import join_arguments
+
+    out = await expand(cmd("!`cat <<EOF\n$1\nEOF\n`"), join_arguments([value]), ctx_for(project))
+    assert out.warnings == ["shell block not run: argument $1 contains shell metacharacters"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import string
 from dataclasses import dataclass
 from typing import Literal
 
@@ -26,6 +27,14 @@ _IN_BLOCK: dict[TemplateSyntax, re.Pattern[str]] = {
 _NUMBERED = re.compile(r"\$(\d+)")
 
 QuoteState = Literal["none", "single", "double"]
+
+INERT_CHARACTERS = frozenset(string.ascii_letters + string.digits + "_-./,:=+@%")
+"""Characters with no meaning in any shell context (word, quotes, ``$'...'``, ``$((...))``,
+heredoc, comment, after a backslash): a value made only of them is spliced verbatim."""
+
+_NOT_PLAIN = ("`", "$(", "${", "<<", "#", "\\", "$'", '$"', "((", "[[")
+"""Constructs before a placeholder that make its context more than a plain word (so the
+quote state guessed by ``_advance`` may be wrong there)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,9 @@ class BlockSegment:
 
     command: str
     form: Literal["backtick", "brace"] = "backtick"
+    refused: str = ""
+    """The placeholder (``$1``, ``$ARGUMENTS``, ``{{args}}``) whose value could not be
+    inserted safely; then ``command`` is the block as written and it must not run."""
 
     @property
     def written(self) -> str:
@@ -66,6 +78,41 @@ def quote_for(value: str, state: QuoteState) -> str:
     if state == "single":
         return value.replace("'", "'\\''")
     return re.sub(r'([\\"$`])', r"\\\1", value)
+
+
+def splice(value: str, state: QuoteState, before: str) -> str | None:
+    """The text to insert for ``value`` in a shell block, or None when it is not safe.
+
+    The rule (tester: quoting by a guessed context let ``$((...))``, heredocs, ``$'...'``,
+    ``\\$1``, comments and ``"$(... $1)"`` run injected code):
+
+    - only ``INERT_CHARACTERS``, plus ``~`` where it cannot start a tilde expansion (not
+      first, not after ``:`` or ``=``; so ``HEAD~1`` passes, ``~/x`` does not): inserted
+      verbatim, in every context;
+    - a value that also has spaces or non-ASCII letters/digits: inside a single- or
+      double-quoted string it is inserted verbatim (nothing there needs escaping), in a
+      plain word (no quote open and none of ``_NOT_PLAIN`` earlier in the block's text
+      ``before``) ``shlex.quote``-d; anywhere else None;
+    - anything else (quotes, ``$ ; & | < > ( ) { } [ ] * ? ! # \\``, newlines, ...): None.
+    """
+    if all(_inert(value, i) for i in range(len(value))):
+        return value
+    if not all(
+        _inert(value, i) or ch == " " or (not ch.isascii() and ch.isalnum()) for i, ch in enumerate(value)
+    ):
+        return None
+    if state != "none":
+        return value
+    if any(marker in before for marker in _NOT_PLAIN):
+        return None
+    return shlex.quote(value)
+
+
+def _inert(value: str, index: int) -> bool:
+    ch = value[index]
+    if ch == "~":
+        return index > 0 and value[index - 1] not in ":="
+    return ch in INERT_CHARACTERS
 
 
 def _advance(text: str, state: QuoteState) -> QuoteState:
@@ -128,7 +175,10 @@ class _Values:
         return self.numbered(int(match.group(1)))
 
 
-def _block_command(inner: str, syntax: TemplateSyntax, values: _Values) -> str:
+def _block(
+    inner: str, form: Literal["backtick", "brace"], syntax: TemplateSyntax, values: _Values
+) -> BlockSegment:
+    """The block with its values spliced (``splice``), or refused as written."""
     out: list[str] = []
     state: QuoteState = "none"
     pos = 0
@@ -141,10 +191,13 @@ def _block_command(inner: str, syntax: TemplateSyntax, values: _Values) -> str:
             out.append(match.group(0))
             state = _advance(match.group(0), state)
         else:
-            out.append(quote_for(value, state))
+            inserted = splice(value, state, inner[: match.start()])
+            if inserted is None:
+                return BlockSegment(inner, form, refused=match.group(0))
+            out.append(inserted)
         pos = match.end()
     out.append(inner[pos:])
-    return "".join(out)
+    return BlockSegment("".join(out), form)
 
 
 def uses_placeholders(template: str, syntax: TemplateSyntax = "shellpilot") -> bool:
@@ -162,7 +215,8 @@ def segments(template: str, arguments: str, syntax: TemplateSyntax = "shellpilot
     spaces; ``$0`` stays; every ``$ARGUMENTS`` (Gemini: ``{{args}}``) is the raw text.
     Inserted text is never scanned again, so ``$1``, ``\\1`` or `` !`x` `` inside an
     argument stay literal. Shell blocks (`` !`cmd` ``, ``!{cmd}``) are recognised in the
-    template only; values inserted inside them are quoted for their shell context.
+    template only; a value is inserted inside one only when ``splice`` proves it inert,
+    otherwise the block is kept as written with ``refused`` naming the placeholder.
     ``\\!`` before a block opener makes it literal text (the backslash is dropped).
     With no placeholder and non-blank arguments, they are appended after a blank line.
     """
@@ -198,7 +252,7 @@ def segments(template: str, arguments: str, syntax: TemplateSyntax = "shellpilot
                 continue
             flush()
             form: Literal["backtick", "brace"] = "backtick" if token == "!`" else "brace"
-            out.append(BlockSegment(_block_command(inner, syntax, values), form))
+            out.append(_block(inner, form, syntax, values))
             pos = end + 1
             continue
         value = values.lookup(match)

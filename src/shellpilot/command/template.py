@@ -119,6 +119,11 @@ async def expand(command: Command, arguments: str, ctx: ExpandContext) -> Expand
     for part in parts:
         if isinstance(part, TextSegment):
             piece = part.text
+        elif part.refused:
+            reason = f"argument {part.refused} contains shell metacharacters"
+            reports.append(BlockReport(part.command, "denied", reason=reason))
+            warnings.append(f"shell block not run: {reason}")
+            piece = part.written
         elif ctx.run_shell:
             report = await run_block(
                 part.command,
