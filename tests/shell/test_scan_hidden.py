@@ -95,3 +95,50 @@ def test_hidden_net_does_not_fire_on_plain_commands(tmp_path: Path) -> None:
     ):
         result = scan(command, cwd=tmp_path, project_dir=tmp_path)
         assert not result.unknown, (command, result.reasons)
+
+
+@pytest.mark.parametrize(
+    ("command", "argv", "dirs"),
+    [
+        ("cat {/tmp/outside/key.txt,README}", ["cat", "/tmp/outside/key.txt", "README"], ["/tmp/outside"]),
+        ("cp README{,.bak}", ["cp", "README", "README.bak"], []),
+        ("cat /tmp/x{1..3}", ["cat", "/tmp/x1", "/tmp/x2", "/tmp/x3"], ["/tmp"]),
+        ("cat x{a,b}{01..02}", ["cat", "xa01", "xa02", "xb01", "xb02"], []),
+        ("cat a{b,{c,d}e}f", ["cat", "abf", "acef", "adef"], []),
+        ("find . -exec cat {} \\;", ["find", ".", "-exec", "cat", "{}", ";"], []),
+        ("awk '{print $1, $2}' f", ["awk", "{print $1, $2}", "f"], []),
+    ],
+)
+def test_brace_expansion_reaches_paths(
+    command: str, argv: list[str], dirs: list[str], tmp_path: Path
+) -> None:
+    result = scan(command, cwd=tmp_path, project_dir=tmp_path)
+    assert not result.unknown, result.reasons
+    assert result.commands[0].argv == argv
+    assert result.dirs == dirs
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"),
+    [
+        ("echo {1..100}", "over 64 words"),
+        ("cat {a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}", "over 64 words"),
+        ('cat "/tmp"{/outside/key,x}', "brace expansion in a quoted word"),
+    ],
+)
+def test_brace_expansion_too_big_or_quoted_is_unknown(command: str, reason: str, tmp_path: Path) -> None:
+    result = scan(command, cwd=tmp_path, project_dir=tmp_path)
+    assert result.unknown
+    assert any(reason in r for r in result.reasons), result.reasons
+
+
+@pytest.mark.parametrize("command", ["cat .?/secret", "cat ./.*/x", "ls .[.]/x", "cat sub/.?/.?/etc/passwd"])
+def test_glob_that_may_match_dotdot_is_unknown(command: str, tmp_path: Path) -> None:
+    result = scan(command, cwd=tmp_path, project_dir=tmp_path)
+    assert result.unknown
+    assert any("may match '..'" in r for r in result.reasons), result.reasons
+
+
+@pytest.mark.parametrize("command", ["cat *.py", "rm x.?", "ls src/*/a[bc].txt"])
+def test_glob_that_cannot_climb_stays_known(command: str, tmp_path: Path) -> None:
+    assert not scan(command, cwd=tmp_path, project_dir=tmp_path).unknown

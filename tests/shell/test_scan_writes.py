@@ -65,6 +65,37 @@ WRITES: list[tuple[str, list[str]]] = [
     ("cat a b | grep x | sort -u", []),
     ("git add . && git commit -m x", []),
     ("sed 's/a/b/' f", []),
+    # less obvious writers (the plan agent's read-only shell must see them)
+    ("echo hi 1<>file", ["{P}/file"]),
+    ("cp README{,.bak}", ["{P}/README.bak"]),
+    ("sed -n 'w out' README", ["{P}/out"]),
+    ("sed -n '/x/w out.txt' README", ["{P}/out.txt"]),
+    ("sed 's/a/b/gw changed' f", ["{P}/changed"]),
+    ("sed -e p -e '$W last' f", ["{P}/last"]),
+    ("sed '1e touch x' f", ["*"]),
+    ("sed -i.bak -e 's/a/b/w log' f", ["{P}/log", "{P}/f"]),
+    ("find . -fprint out", ["{P}/out"]),
+    ("find src -name x -fprintf list '%p' -fls ls.txt", ["{P}/list", "{P}/ls.txt"]),
+    ("find build -delete", ["{P}/build/*"]),
+    ("sort -o out in", ["{P}/out"]),
+    ("sort --output=sorted in", ["{P}/sorted"]),
+    ("uniq in out", ["{P}/out"]),
+    ("uniq in", []),
+    ("split -l 10 big part", ["{P}/part*"]),
+    ("split big", ["{P}/x*"]),
+    ("csplit -f piece f 3", ["{P}/piece*"]),
+    ("tar -cf out.tar dir", ["{P}/out.tar"]),
+    ("tar czf out.tgz dir", ["{P}/out.tgz"]),
+    ("tar -xf a.tar -C sub", ["{P}/sub/*"]),
+    ("tar -tf a.tar", []),
+    ("gzip -k f", ["{P}/f*"]),
+    ("gzip -c f", []),
+    ("iconv -f a -t b -o out in", ["{P}/out"]),
+    ("mkfifo p q", ["{P}/p", "{P}/q"]),
+    ("git init dir", ["{P}/dir/.git"]),
+    ("git init", ["{P}/.git"]),
+    ("git clone url copy", ["{P}/copy"]),
+    ("git status", []),
 ]
 
 
@@ -82,3 +113,16 @@ def test_cd_then_write_follows_the_simulated_cwd(proj: Path) -> None:
     assert result.dirs == [str(outside)]
     unknown = scan('cd "$X" && rm x', cwd=proj, project_dir=proj)
     assert unknown.writes == ["*"] and unknown.unknown
+
+
+def test_read_write_redirect_is_unknown_and_a_write(proj: Path) -> None:
+    result = scan("echo hi 1<>file", cwd=proj, project_dir=proj)
+    assert result.unknown
+    assert result.writes == [str(proj / "file")]
+
+
+def test_written_places_outside_are_dirs(proj: Path) -> None:
+    outside = proj.parent / "elsewhere"
+    for command in (f"sort -o {outside}/o in", f"sed -n 'w {outside}/o' f", f"iconv -o {outside}/o in"):
+        result = scan(command, cwd=proj, project_dir=proj)
+        assert result.dirs == [str(outside)], command

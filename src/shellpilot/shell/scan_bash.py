@@ -6,12 +6,14 @@ recursion. Must not touch: the result types' policy (scan.py) or permission rule
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from shellpilot.shell.bash_nesting import NO_STDIN, BashNesting
 from shellpilot.shell.bash_openers import live_openers
 from shellpilot.shell.bash_words import BashWords
+from shellpilot.shell.brace_expansion import MAX_WORDS, brace_words
 from shellpilot.shell.parse import POSIX_SHELLS, kind_names, parse, substitutions
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
 from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
@@ -97,6 +99,14 @@ _PASSIVE = frozenset(
         "command_name",
     }
 )
+
+
+# Quoted parts of a word's source text, `\\x` escapes included (brace lists in them are text).
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|\\.")
+
+
+# A word whose source holds one of these is not plain text with braces.
+_NOT_LITERAL = re.compile(r"[$`()'\"\\]")
 
 
 def _clip(text: str) -> str:
@@ -307,9 +317,13 @@ class _BashScanner(BashWords, BashNesting):
             op = ""
             dest: Node | None = None
             for child in node.children:
+                ckind = kinds[child.kind_id]
                 if not child.is_named:
-                    op = kinds[child.kind_id]
-                elif kinds[child.kind_id] != "file_descriptor" and dest is None:
+                    op = ckind
+                elif ckind == "ERROR":
+                    # `1<>file` (read-write) parses as `<`, an ERROR `>`, then the file
+                    op += self.slice(child.start_byte, child.end_byte)
+                elif ckind != "file_descriptor" and dest is None:
                     dest = child
             if dest is None:
                 return
@@ -416,10 +430,42 @@ class _BashScanner(BashWords, BashNesting):
             text = "".join(parts).strip()
         else:
             text = source[start:end] if source is not None else self.slice(start, end)
+        if "{" in text:
+            words = self.braced(words)
         try:
             return self.argv(words, text, start, end, cwds, dynamic)
         finally:
             self.stdin = NO_STDIN
+
+    def braced(self, words: list[Word]) -> list[Word]:
+        """`words` after bash's brace expansion (`cp a{,.bak}` -> `cp a a.bak`).
+
+        Only unquoted literal words are expanded (exactly, see brace_expansion); a quoted
+        word with an unquoted brace list (`"a"{b,c}`) or an expansion over MAX_WORDS
+        words is left as written and marks the scan `unknown`.
+        """
+        out: list[Word] = []
+        for word in words:
+            raw = word.raw
+            if "{" not in raw or (word.dynamic and _NOT_LITERAL.search(raw) is not None):
+                out.append(word)
+                continue
+            if "'" in raw or '"' in raw or "\\" in raw:
+                bare = brace_words(_QUOTED.sub("_", raw))
+                if bare is None or len(bare) > 1:
+                    self.builder.unknown(f"brace expansion in a quoted word {raw}")
+                out.append(word)
+                continue
+            expanded = brace_words(raw)  # tree-sitter makes `{1..3}` a dynamic word
+            if expanded is None:
+                self.builder.unknown(f"brace expansion of {_clip(raw)} makes over {MAX_WORDS} words")
+                out.append(word)
+            elif len(expanded) == 1 and expanded[0] == raw:
+                out.append(word)
+            else:
+                for value in expanded:
+                    out.append(Word.literal(value, word.start, word.end, raw))
+        return out
 
     def declaration(self, node: Node, outer: Node, cwds: Cwds) -> None:
         argv: list[str] = []
@@ -514,6 +560,8 @@ class _BashScanner(BashWords, BashNesting):
         """Report the files a file-modifying command writes (see scan_writes.written)."""
         resolver = self.resolver
         for target in written(name, args):
+            if not target.word.dynamic:  # `sed 'w /x'`, `sort -o /x`: not path operands
+                resolver.check(target.word, cwds, name)
             resolver.target(target.word, cwds, target.into, target.directory)
         if from_input:
             self.builder.wrote("*")  # `xargs rm`: the files come from its input

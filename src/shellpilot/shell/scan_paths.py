@@ -185,6 +185,21 @@ SPECS: dict[str, ArgSpec] = {
 CD_COMMANDS = frozenset({"cd", "chdir", "pushd", "popd"})
 DEV_SINKS = ("/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero")
 _GLOB = "*?[{"
+
+
+def _climbs(text: str, cut: int) -> bool:
+    """Whether a glob component of `text` (from the one holding index `cut`) may match `..`.
+
+    `.?`, `.*`, `.[.]`, `[.].` do in sh/dash and bash without `globskipdots`; `*`, `??`
+    cannot (a leading dot must be matched explicitly). Conservative: any component that
+    fnmatch-matches `..` and starts with `.` or `[` counts.
+    """
+    from fnmatch import fnmatchcase
+
+    start = text.rfind("/", 0, cut) + 1
+    return any(part[:1] in (".", "[") and fnmatchcase("..", part) for part in text[start:].split("/"))
+
+
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -387,7 +402,15 @@ class PathResolver:
         elif not windows and cwds is not None and len(cwds) == 1:
             # fast path: a plain relative path without `..` from a cwd inside the project
             plain = word.pathtext
-            if plain and plain[0] not in "/~" and ".." not in plain and self.inside(cwds[0]):
+            if (
+                plain
+                and plain[0] not in "/~"
+                and ".." not in plain
+                and ".?" not in plain
+                and ".*" not in plain
+                and "[" not in plain
+                and self.inside(cwds[0])
+            ):
                 return
         text = self.expand(word, cwds[0] if cwds else None)
         if text is None:
@@ -411,6 +434,8 @@ class PathResolver:
                 cut = pos
         globbed = cut < len(text)
         if globbed:
+            if _climbs(text, cut):
+                self.unknown(f"glob {word.raw} in {what} may match '..' and climb out")
             text = text[:cut]
         if os.path.isabs(text):
             self._report(os.path.normpath(text), globbed, text)
