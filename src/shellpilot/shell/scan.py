@@ -95,7 +95,11 @@ def scan(
     (words, numbers such as `16#$(..)`, arithmetic, subscripts, `${x:-..}`, tests, case
     patterns, here-docs, redirects, assignments, declarations, for lists); a final
     tree-sitter query checks that the walk reached each one and scans any it did not,
-    with an unknown cwd and an `unknown` reason.
+    with an unknown cwd and an `unknown` reason; a last lexer (bash_openers) finds those
+    bash runs where the tree shows none (`$(( '$(..)' ))`, `"${x:-'$(..)'}"`, `$[..]`,
+    backticks in unquoted here-documents), scans their text and sets `unknown`.
+    Brace lists and sequences in literal words are expanded as bash does (`cp a{,.bak}`,
+    over 64 words: `unknown`); a glob component that may match `..` (`.?/x`) is `unknown`.
     Source: issue 2 §2; spec §2.3 ("Permission scan") and §7.2 (its gaps, closed here).
     """
     project_text = os.fspath(project_dir)

@@ -17,7 +17,7 @@ from shellpilot.shell.brace_expansion import MAX_WORDS, brace_words
 from shellpilot.shell.parse import POSIX_SHELLS, kind_names, parse, substitutions
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
 from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
-from shellpilot.shell.scan_writes import WRITERS, written
+from shellpilot.shell.scan_writes import WRITERS, git_writes, written
 from shellpilot.shell.shell_strings import FOREIGN_SHELLS
 from shellpilot.shell.words import Word, plain_word
 from shellpilot.shell.wrappers import WRAPPERS, program_name, unwrap
@@ -539,7 +539,7 @@ class _BashScanner(BashWords, BashNesting):
                         resolver.check(word, run_cwds, name)
             elif "xargs" in wrappers and name in SPECS and SPECS[name].operands != "none":
                 builder.unknown(f"xargs passes paths from its input to {name}")
-        if name in WRITERS:
+        if name in WRITERS or (name == "git" and git_writes(args)):
             self.writes(name, args, run_cwds, "xargs" in wrappers)
         if name in _RUNS_TEXT:
             if name in POSIX_SHELLS:
@@ -560,9 +560,11 @@ class _BashScanner(BashWords, BashNesting):
         """Report the files a file-modifying command writes (see scan_writes.written)."""
         resolver = self.resolver
         for target in written(name, args):
-            if not target.word.dynamic:  # `sed 'w /x'`, `sort -o /x`: not path operands
-                resolver.check(target.word, cwds, name)
-            resolver.target(target.word, cwds, target.into, target.directory)
+            word = target.word
+            # `sed 'w /x'`, `git init /x`: not path operands, so checked here
+            if not word.dynamic and (name not in SPECS or word not in args):
+                resolver.check(word, cwds, name)
+            resolver.target(word, cwds, target.into, target.directory)
         if from_input:
             self.builder.wrote("*")  # `xargs rm`: the files come from its input
 

@@ -71,8 +71,18 @@ _OPTS: dict[str, _Opts] = {
     "find": _Opts(),
 }
 
-WRITERS = frozenset(_OPTS)
-"""Commands that modify the files named by (some of) their arguments."""
+WRITERS = frozenset(_OPTS) - {"git"}
+"""Commands that modify the files named by (some of) their arguments.
+
+`git` is left out (most git commands write only inside `.git`): callers check
+`git_writes(args)` first, then `written("git", args)`.
+"""
+
+
+def git_writes(args: Sequence[Word]) -> bool:
+    """Whether a git command line may create a repository (`init`, `clone`)."""
+    return any(word.value == "init" or word.value == "clone" for word in args)
+
 
 _CHMOD_FLAGS = frozenset("cfvR")
 
