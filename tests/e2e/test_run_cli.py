@@ -431,3 +431,15 @@ def test_command_file_cannot_attach_files_outside_the_project_unasked(
     sent = json.dumps(server.requests[0].messages)
     assert "TOP-SECRET-42" not in sent and "Summarise @../secret.txt" in sent
     assert "not allowed without a terminal" in done.stderr
+
+
+def test_escapes_in_a_model_command_never_reach_the_terminal_raw(
+    project: Path, server: ScriptedModelServer
+) -> None:
+    configure(project, server, "openai")
+    sneaky = "echo safe\x1b[8m; touch sneaky.txt\x1b[0m \x1b]0;title\x07"
+    server.add(Turn(text="ok\x1b[2K", tool_calls=[bash(sneaky)]))
+    refused = cli(project, "run", "do it")
+    assert refused.returncode == 4 and not (project / "sneaky.txt").exists()
+    assert "\x1b" not in refused.stdout + refused.stderr and "\x07" not in refused.stderr
+    assert "$ echo safe␛[8m; touch sneaky.txt␛[0m ␛]0;title␇" in refused.stderr

@@ -254,8 +254,10 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
 
 
 def _report(result: TurnResult, opts: RunOptions, renderer: Any, out: TextIO, err: TextIO, code: int) -> None:
-    for warning in result.warnings:
-        err.write(f"warning: {warning}\n")
+    from shellpilot.cli.render import printable
+
+    for warning in result.warnings:  # may quote a model's command: never its raw escapes
+        err.write(f"warning: {printable(str(warning))}\n")
     if opts.format == "json":
         renderer.emit(
             {
@@ -275,7 +277,7 @@ def _report(result: TurnResult, opts: RunOptions, renderer: Any, out: TextIO, er
         out.write(json.dumps(result.structured, ensure_ascii=False) + "\n")
         out.flush()
     if result.error is not None:
-        err.write(f"error: {result.error.message}\n")
+        err.write(f"error: {printable(result.error.message)}\n")
     if err.isatty():
         err.write(f"\x1b[2m── session {result.session_id}\x1b[0m\n")
     err.flush()
