@@ -204,3 +204,14 @@ def test_an_unanalysable_block_is_not_allowed_by_a_specific_rule(project: Path) 
     assert not (project / "Q4").exists()
     assert result.stdout.startswith("Status: [shell block not run: ")
     assert "not allowed without a terminal" in result.stdout + result.stderr
+
+
+def test_render_refuses_a_block_with_a_metacharacter_argument(project: Path) -> None:
+    write(project / ".shellpilot" / "command" / "t.md", "X !`echo $1` Y !`echo $2`")
+    args = ["command", "render", "t", "a;touch p", "ok", "--dir", str(project)]
+    result = runner.invoke(app, args)
+    assert result.stdout.splitlines() == ["X !`echo $1` Y ok"]
+    assert "shell block not run: argument $1 contains shell metacharacters" in result.stderr
+    assert result.exit_code == 4 and not (project / "p").exists()
+    result = runner.invoke(app, [*args, "--no-shell"])
+    assert "!`echo $1` -> not run: argument $1 contains shell metacharacters" in result.stdout.splitlines()

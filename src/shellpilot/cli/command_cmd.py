@@ -276,7 +276,8 @@ def render_command(
             out = await expand(command, join_arguments(args or []), ctx)
             decisions: list[str] = []
             for block in out.blocks if no_shell else []:
-                decisions.append(f"!`{block.command}` -> {_decision(service, rules, block.check)}")
+                refused = f"not run: {block.reason}" if block.status == "denied" else ""
+                decisions.append(f"!`{block.command}` -> {refused or _decision(service, rules, block.check)}")
             _print_expanded(out, decisions)
             return any(block.status in ("denied", "rejected") for block in out.blocks)
 

@@ -1,7 +1,7 @@
 """Placeholder substitution in one pass over a template, producing typed segments.
 
 Owns: recognising ``$N``/``$ARGUMENTS``/``{{args}}`` and shell blocks in the template's
-own text, and shell-quoting values inserted inside blocks. Must not touch: processes,
+own text, and splicing only inert values into blocks (``splice``). Must not touch: processes,
 permissions or files (template.py runs the blocks; references.py resolves ``@path``).
 """
 
@@ -65,19 +65,6 @@ class BlockSegment:
 
 
 Segment = TextSegment | BlockSegment
-
-
-def quote_for(value: str, state: QuoteState) -> str:
-    """Quote ``value`` so a POSIX shell reads it as literal data at a point in ``state``.
-
-    Outside quotes: ``shlex.quote`` (an empty value inserts nothing). Inside single
-    quotes: each ``'`` becomes ``'\\''``. Inside double quotes: ``\\ " $ ` `` are escaped.
-    """
-    if state == "none":
-        return shlex.quote(value) if value else ""
-    if state == "single":
-        return value.replace("'", "'\\''")
-    return re.sub(r'([\\"$`])', r"\\\1", value)
 
 
 def splice(value: str, state: QuoteState, before: str) -> str | None:
