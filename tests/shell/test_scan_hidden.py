@@ -26,6 +26,10 @@ HIDDEN = [
     ("[[ 'a[$(touch Q16)]' -eq 1 ]]", "Q16"),
     ("(( x = '$(touch Q17)' ))", "Q17"),
     ("echo $(( '`touch Q19`' ))", "Q19"),
+    ("a['$(touch Q20)']=1", "Q20"),
+    ("arr=( ['$(touch Q21)']=1 )", "Q21"),
+    ("printf -v 'a[$(touch Q22)]' x", "Q22"),
+    ("echo ${a['$(touch Q23)']}", "Q23"),
 ]
 
 
@@ -79,6 +83,13 @@ def test_protected_text_stays_quiet(command: str, tmp_path: Path) -> None:
 def test_live_openers(text: str, bodies: list[str | None]) -> None:
     found = [text[o.body : o.end] if o.end >= 0 else None for o in live_openers(text)]
     assert found == bodies
+
+
+def test_unset_of_a_quoted_subscript_is_asked(tmp_path: Path) -> None:
+    # older bash (and `shopt -u assoc_expand_once` setups) run it: asked either way
+    result = scan("unset 'a[$(touch Q24)]'", cwd=tmp_path, project_dir=tmp_path)
+    assert result.unknown
+    assert "touch Q24" in result.patterns
 
 
 def test_parsed_substitution_in_quotes_is_scanned(tmp_path: Path) -> None:

@@ -42,7 +42,8 @@ def live_openers(text: str) -> list[Opener]:
     `a[$(cmd)]` in a single-quoted `let`/`[[ -eq ]]` operand is evaluated), `$'..'`, a
     comment, a backslash, and the body of a here-document with a quoted delimiter. Single
     quotes inside `"..."`, `$((..))`, `((..))`, `$[..]` and `${..}` protect nothing there;
-    unquoted here-document bodies are read like double-quoted text.
+    unquoted here-document bodies are read like double-quoted text; a single-quoted
+    string after an unclosed `[` of its word (`a['$(cmd)']=1`) protects nothing either.
     Offsets are indices into `text` (byte offsets when `text` was decoded as latin-1).
     """
     found: list[Opener] = []
@@ -83,7 +84,7 @@ def _lex(
             if script:
                 close = text.find("'", i + 1, end)
                 close = end if close < 0 else close
-                if "[" in text[i + 1 : close]:
+                if "[" in text[i + 1 : close] or _in_subscript(text, i):
                     _lex(text, i + 1, close, [["Q", 0, -1]], found, heredoc=False)
                 i = close + 1
             else:
@@ -163,6 +164,15 @@ def _lex(
                     if int(str(frame[1])) <= 0:
                         _close(stack, found, i)
         i += 1
+
+
+def _in_subscript(text: str, at: int) -> bool:
+    """Whether `at` sits after an unclosed `[` of its word (`a['$(cmd)']=1` runs cmd)."""
+    start = at
+    while start > 0 and text[start - 1] not in _WORD_START:
+        start -= 1
+    prefix = text[start:at]
+    return "[" in prefix and prefix.count("[") > prefix.count("]")
 
 
 def _close(stack: list[list[object]], found: list[Opener], at: int) -> None:
