@@ -128,9 +128,7 @@ def runner_for(config: Config | None = None) -> RunFn:
         from shellpilot.shell.output import OutputLimits
         from shellpilot.shell.runner import run as run_shell
 
-        limits = OutputLimits()
-        if config is not None:
-            limits = OutputLimits(config.tool_output.max_lines, config.tool_output.max_bytes)
+        limits = OutputLimits.from_config(config.tool_output) if config is not None else OutputLimits()
         result = await run_shell(
             command, cwd=cwd, timeout_ms=timeout_ms, abort=abort, limits=limits, config=config
         )

@@ -266,6 +266,7 @@ class ShellTool:
                 "description": call.description,
                 "truncated": result.truncated,
                 "output_path": result.output_path,
+                "spill_capped": result.spill_capped,
                 "timed_out": result.timed_out,
                 "aborted": result.aborted,
                 "duration_ms": result.duration_ms,
