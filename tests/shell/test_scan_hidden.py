@@ -78,6 +78,8 @@ def test_protected_text_stays_quiet(command: str, tmp_path: Path) -> None:
         ("cat <<EOF\n'$(a)'\nEOF\n'$(b)'", ["a"]),
         ("echo ${x:-$(a)} $[1+$(b)]", ["a", "b"]),
         ("echo $(", [None]),
+        ("cat <<< hi\necho <(a)", ["a"]),
+        ("cat <<-'X' <<Y\n\t$(a)\n\tX\n$(b) `c`\nY\n$(d)", ["b", "c", "d"]),
     ],
 )
 def test_live_openers(text: str, bodies: list[str | None]) -> None:

@@ -138,7 +138,10 @@ def _lex(
                 stack.append(["C", 1, len(found) - 1])
                 i += 2
                 continue
-            if c == "<" and script and nxt == "<" and not text.startswith("<<<", i):
+            if text.startswith("<<<", i):  # a here-string: no body follows
+                i += 3
+                continue
+            if c == "<" and script and nxt == "<":
                 m2 = _HEREDOC.match(text, i, end)
                 if m2 is not None:
                     word = m2.group(2)
