@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from shellpilot.cli.options import DirOption, TrustOption
+
 if TYPE_CHECKING:
     from shellpilot.command.model import Command
     from shellpilot.command.registry import CommandRegistry
@@ -22,16 +24,6 @@ if TYPE_CHECKING:
     from shellpilot.config.load import LoadedConfig
     from shellpilot.permission.rules import Rule
     from shellpilot.permission.service import PermissionService
-
-DirOption = Annotated[
-    Path | None, typer.Option("--dir", help="Project directory (default: the current directory).")
-]
-TrustOption = Annotated[
-    bool,
-    typer.Option(
-        "--trust", help="Trust this project's own config files (MCP servers, shell path/env, allow rules)."
-    ),
-]
 
 
 def _registry(directory: Path | None, trust: bool = False) -> tuple[CommandRegistry, LoadedConfig]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
 
 import typer
 
+from shellpilot.cli.options import DataDirOption, DirOption, TrustOption
 from shellpilot.errors import ShellpilotError, UsageError
 
 if TYPE_CHECKING:
@@ -386,19 +387,9 @@ def register(app: typer.Typer) -> None:
         file: Annotated[
             list[Path] | None, typer.Option("--file", "-f", help="Attach a file (repeatable).")
         ] = None,
-        directory: Annotated[
-            Path | None, typer.Option("--dir", "-d", help="Project directory (default: cwd).")
-        ] = None,
-        data_dir: Annotated[
-            Path | None, typer.Option("--data-dir", help="Where sessions are stored.")
-        ] = None,
-        trust: Annotated[
-            bool,
-            typer.Option(
-                "--trust",
-                help="Trust this project's own config files (MCP servers, shell path/env, allow rules).",
-            ),
-        ] = False,
+        directory: DirOption = None,
+        data_dir: DataDirOption = None,
+        trust: TrustOption = False,
     ) -> None:
         """Send a message (or run a /command) to the agent and stream its work.
 

@@ -8,11 +8,11 @@ except that escape sequences and control characters are made ``printable`` first
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, assert_never
 
 import typer
 
+from shellpilot.cli.options import DataDirOption, DirOption
 from shellpilot.cli.render import printable
 from shellpilot.session.models import (
     AgentPart,
@@ -33,8 +33,6 @@ if TYPE_CHECKING:
     from shellpilot.session.models import MessageWithParts, Part
 
 session_app = typer.Typer(help="List, show, export and delete sessions.", no_args_is_help=True)
-
-_DATA_DIR_HELP = "Where sessions are stored (default: $SHELLPILOT_DATA_DIR or the platform's)."
 
 
 def _when(ms: int | None) -> str:
@@ -127,11 +125,9 @@ def register(app: typer.Typer) -> None:
 
 @session_app.command("list")
 def list_sessions(
-    directory: Annotated[
-        Path | None, typer.Option("--dir", "-d", help="Project directory (default: cwd).")
-    ] = None,
+    directory: DirOption = None,
     all_projects: Annotated[bool, typer.Option("--all", "-a", help="Sessions of every project.")] = False,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP)] = None,
+    data_dir: DataDirOption = None,
 ) -> None:
     """List the sessions of a project, most recent first: id, title, updated, messages."""
     from rich.table import Table
@@ -163,7 +159,7 @@ def list_sessions(
 @session_app.command("show")
 def show_session(
     session_id: Annotated[str, typer.Argument(help="The session id (ses_...).")],
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP)] = None,
+    data_dir: DataDirOption = None,
 ) -> None:
     """Show a session's conversation, tool calls with their output as stored."""
     from shellpilot.cli.context import open_context
@@ -181,7 +177,7 @@ def show_session(
 @session_app.command("export")
 def export_session(
     session_id: Annotated[str, typer.Argument(help="The session id (ses_...).")],
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP)] = None,
+    data_dir: DataDirOption = None,
 ) -> None:
     """Print a session and all its messages and parts as JSON."""
     from shellpilot.cli.context import open_context
@@ -195,7 +191,7 @@ def export_session(
 @session_app.command("delete")
 def delete_session(
     session_id: Annotated[str, typer.Argument(help="The session id (ses_...).")],
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=_DATA_DIR_HELP)] = None,
+    data_dir: DataDirOption = None,
 ) -> None:
     """Delete a session with its messages, parts and child sessions."""
     from shellpilot.cli.context import open_context

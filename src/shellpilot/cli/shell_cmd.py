@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from shellpilot.cli.options import DataDirOption, DirOption, TrustOption
+
 if TYPE_CHECKING:
     from shellpilot.cli.context import CliContext
     from shellpilot.cli.echo import LiveEcho
@@ -236,22 +238,12 @@ def register(app: typer.Typer) -> None:
         cont: Annotated[
             bool, typer.Option("--continue", "-c", help="Record in the latest session here.")
         ] = False,
-        directory: Annotated[
-            Path | None, typer.Option("--dir", "-d", help="Project directory (default: cwd).")
-        ] = None,
+        directory: DirOption = None,
         timeout: Annotated[
             int | None, typer.Option("--timeout", help="Kill the command after MS milliseconds.")
         ] = None,
-        data_dir: Annotated[
-            Path | None, typer.Option("--data-dir", help="Where sessions are stored.")
-        ] = None,
-        trust: Annotated[
-            bool,
-            typer.Option(
-                "--trust",
-                help="Trust this project's own config files (MCP servers, shell path/env, allow rules).",
-            ),
-        ] = False,
+        data_dir: DataDirOption = None,
+        trust: TrustOption = False,
     ) -> None:
         """Run a shell command in the project, stream its output, record it in a session.
 
