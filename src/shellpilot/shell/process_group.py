@@ -90,7 +90,15 @@ def group_members(leader: int, *, quick: bool = False) -> list[int]:
     return sorted(found)
 
 
-def _signal_all(leader: int, members: list[int], sig: signal.Signals) -> None:
+def is_alive(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie (read from /proc)."""
+    info = _stat(pid)
+    return info is not None and info[0] not in ("Z", "X", "x")
+
+
+def signal_group(leader: int, members: list[int], sig: signal.Signals) -> None:
+    """Send ``sig`` to the process group ``leader`` and to each of ``members`` (those that
+    left the group but stayed in the session); vanished processes are ignored."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(leader, sig)
     for pid in members:
@@ -118,10 +126,10 @@ async def terminate_group(leader: int, grace_s: float) -> list[int]:
     alive = group_members(leader)
     if not alive:
         return []
-    _signal_all(leader, alive, signal.SIGTERM)
-    _signal_all(leader, alive, signal.SIGCONT)
+    signal_group(leader, alive, signal.SIGTERM)
+    signal_group(leader, alive, signal.SIGCONT)
     alive = await _wait_gone(leader, grace_s)
     if not alive:
         return []
-    _signal_all(leader, alive, signal.SIGKILL)
+    signal_group(leader, alive, signal.SIGKILL)
     return await _wait_gone(leader, _KILL_WAIT_S)
