@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from shellpilot.shell.process_group import group_members
+
 LARGE_BYTES = 20 * 1024 * 1024
 
 
@@ -174,20 +176,6 @@ def _pid_alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z")
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether any non-zombie process is still in process group ``pgid``."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
-            return True
-    return False
-
-
 def test_ctrl_c_cancels_cleanly_and_records_the_part(repo: Path, db: sqlite3.Connection) -> None:
     proc = _popen("shell", "echo $$; sleep 30", cwd=repo)
     assert proc.stdout is not None
@@ -218,10 +206,10 @@ def test_kill_9_then_restart_shows_the_part_interrupted(repo: Path, db: sqlite3.
         assert _tool_parts(db)[0]["state"]["metadata"]["process"]["pgid"] == child  # recorded at spawn
         proc.kill()
         proc.wait(10)
-        assert _group_alive(child)  # the command outlives the CLI: it has its own process group
+        assert group_members(child)  # the command outlives the CLI: it has its own process group
         (sid,) = db.execute("SELECT id FROM session").fetchone()
         shown = _sp("session", "show", sid, cwd=repo)  # the next start recovers the store
-        assert not _group_alive(child)  # ...and stopped the orphaned `sleep 30` with its shell
+        assert not group_members(child)  # ...and stopped the orphaned `sleep 30` with its shell
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(child, signal.SIGKILL)

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from shellpilot.shell.process_group import group_members
 from shellpilot.testing import ScriptedModelServer, ToolCall, Turn
 
 
@@ -44,20 +45,6 @@ def _running_record() -> dict[str, Any] | None:
     return None
 
 
-def _group_alive(pgid: int) -> bool:
-    """Any live (non-zombie) process in group ``pgid``, read from /proc."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
-            return True
-    return False
-
-
 def test_kill_9_mid_tool_call_then_restart_stops_the_command(project: Path) -> None:
     with ScriptedModelServer() as server:
         config = {
@@ -84,10 +71,10 @@ def test_kill_9_mid_tool_call_then_restart_stops_the_command(project: Path) -> N
             assert record is not None, "the running bash part never got its process record"
             pgid = record["pgid"]
             assert record["pid"] == pgid and record["start"]
-            assert _group_alive(pgid)
+            assert group_members(pgid)
             proc.kill()
             proc.wait(10)
-            assert _group_alive(pgid)  # the command outlives the CLI: it has its own group
+            assert group_members(pgid)  # the command outlives the CLI: it has its own group
             listed = subprocess.run(
                 [sys.executable, "-m", "shellpilot", "session", "list", "--dir", str(project)],
                 capture_output=True,
@@ -96,7 +83,7 @@ def test_kill_9_mid_tool_call_then_restart_stops_the_command(project: Path) -> N
                 timeout=60,
             )
             assert listed.returncode == 0, listed.stderr
-            assert not _group_alive(pgid)  # opening the store stopped the orphaned `sleep 30`
+            assert not group_members(pgid)  # opening the store stopped the orphaned `sleep 30`
         finally:
             if proc.poll() is None:
                 proc.kill()

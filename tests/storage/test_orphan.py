@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.shell.process_group import process_record
+from shellpilot.shell.process_group import group_members, process_record
 from shellpilot.storage.orphan import stop_orphan
 
 
@@ -32,22 +32,9 @@ def group() -> Iterator[subprocess.Popen[bytes]]:
     proc.wait(10)
 
 
-def _members(pgid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
-                found.append(int(entry.name))
-    return found
-
-
 def _wait_members(pgid: int, count: int) -> None:
     end = time.monotonic() + 10
-    while len(_members(pgid)) < count:
+    while len(group_members(pgid)) < count:
         assert time.monotonic() < end, "the group never started its children"
         time.sleep(0.02)
 
@@ -58,7 +45,7 @@ def test_stop_orphan_kills_the_recorded_group(group: subprocess.Popen[bytes]) ->
     assert record is not None and record["pgid"] == group.pid and record["start"]
     assert stop_orphan(record) is True
     group.wait(10)
-    assert _members(group.pid) == []  # the shell and both sleeps
+    assert group_members(group.pid) == []  # the shell and both sleeps
 
 
 def test_a_reused_pid_is_left_alone(group: subprocess.Popen[bytes]) -> None:
