@@ -236,56 +236,65 @@ ARITY: Mapping[str, int] = MappingProxyType(_TABLE)
 """Read-only table: space-joined token run -> number of tokens that name the command."""
 
 
-def _head_lengths() -> dict[str, int]:
-    lengths: dict[str, int] = {}
-    for key in _TABLE:
+_Trie = dict[str, "tuple[int, _Trie]"]
+"""token -> (the arity of the run ending here, 0 when that run is no key; longer runs)."""
+
+
+def _trie() -> _Trie:
+    root: _Trie = {}
+    for key, arity in _TABLE.items():
         parts = key.split()
-        if len(parts) > 1:
-            lengths[parts[0]] = max(lengths.get(parts[0], 0), len(parts))
-    return lengths
+        level = root
+        for i, part in enumerate(parts):
+            known, below = level.get(part, (0, {}))
+            level[part] = (arity if i == len(parts) - 1 else known, below)
+            level = below
+    return root
 
 
-_HEAD_LENGTHS = _head_lengths()
-"""First token -> length of the longest multi-token key starting with it."""
+_TRIE = _trie()
+"""`_TABLE` as a token trie: one dict lookup per token instead of a join per tried run."""
+
+
+def _arity(tokens: Sequence[str]) -> int:
+    """How many of `tokens` (non-empty) name the command: the arity of the longest key
+    that `tokens` starts with, else 1 (walks `_TRIE`, one lookup per matching token)."""
+    entry = _TRIE.get(tokens[0])
+    if entry is None:
+        return 1
+    arity, below = entry
+    arity = arity or 1
+    i = 1
+    n = len(tokens)
+    while below and i < n:
+        entry = below.get(tokens[i])
+        if entry is None:
+            break
+        if entry[0]:
+            arity = entry[0]
+        below = entry[1]
+        i += 1
+    return arity
 
 
 def prefix(tokens: Sequence[str]) -> list[str]:
     """The leading tokens that name the command: the longest known run in `ARITY`.
 
-    Tries runs from the longest (up to the table's longest key) down to one token; on a
-    hit returns the first `arity` tokens (never more than given). No hit -> the first
-    token; empty input -> `[]`. Flags count as tokens (`git -C x status` -> `git -C`).
+    The longest run of leading tokens that is a key wins; returns its first `arity`
+    tokens (never more than given). No hit -> the first token; empty input -> `[]`.
+    Flags count as tokens (`git -C x status` -> `git -C`).
     Source: spec §1.6 (reference table), widened for common developer CLIs.
     """
     if not tokens:
         return []
-    first = tokens[0]
-    longest = _HEAD_LENGTHS.get(first)
-    if longest is not None:
-        for length in range(min(len(tokens), longest), 1, -1):
-            arity = _TABLE.get(" ".join(tokens[:length]))
-            if arity is not None:
-                return list(tokens[:arity])
-    return list(tokens[: _TABLE.get(first, 1)])
+    return list(tokens[: _arity(tokens)])
 
 
 def prefix_text(tokens: Sequence[str]) -> str:
-    """`" ".join(prefix(tokens))`, without the intermediate list (same search as `prefix`).
-
-    The scanner calls this once per simple command for its always-pattern; a table hit
-    of the searched length is the joined key itself. Empty input -> `""`.
-    """
+    """`" ".join(prefix(tokens))` (the scanner's always-pattern head). Empty input -> `""`."""
     if not tokens:
         return ""
-    first = tokens[0]
-    longest = _HEAD_LENGTHS.get(first)
-    if longest is not None:
-        for length in range(min(len(tokens), longest), 1, -1):
-            key = " ".join(tokens[:length])
-            arity = _TABLE.get(key)
-            if arity is not None:
-                return key if arity == length else " ".join(tokens[:arity])
-    arity = _TABLE.get(first, 1)
+    arity = _arity(tokens)
     if arity == 1 or len(tokens) == 1:
-        return first
+        return tokens[0]
     return " ".join(tokens[:arity])
