@@ -367,7 +367,7 @@ def test_sweep_scans_a_substitution_the_walk_missed(proj: Path) -> None:
     root = parse(source.encode(), "bash").root_node
     assert [n.text for n in substitutions(root)] == [b"$(rm /etc/x $(rm y))", b"$(rm y)"]
     builder = ScanBuilder()
-    resolver = PathResolver(str(proj), None, builder.outside, builder.unknown)
+    resolver = PathResolver(str(proj), builder)
     _BashScanner(source, builder, resolver, 0).sweep(root)
     result = builder.build()
     assert sorted(result.patterns) == ["rm /etc/x $(rm y)", "rm y"]

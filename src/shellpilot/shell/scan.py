@@ -102,8 +102,9 @@ def scan(
     over 64 words: `unknown`); a glob component that may match `..` (`.?/x`) is `unknown`.
     Source: issue 2 §2; spec §2.3 ("Permission scan") and §7.2 (its gaps, closed here).
     """
-    project_text = os.fspath(project_dir)
-    cwd_text = os.fspath(cwd)
+    # (callers pass Paths or strs; os.fspath on a Path costs two Python-level calls)
+    project_text = project_dir if isinstance(project_dir, str) else os.fspath(project_dir)
+    cwd_text = cwd if isinstance(cwd, str) else os.fspath(cwd)
     placed = _places(project_text, cwd_text)
     if placed is None:
         project = _absolute(project_text, None)
@@ -111,7 +112,7 @@ def scan(
     else:
         project, start = placed
     builder = ScanBuilder()
-    resolver = PathResolver(project, None, builder.outside, builder.unknown, wrote=builder.wrote)
+    resolver = PathResolver(project, builder)
     if not resolver.inside(start):
         builder.outside(start)
     kind = shell_kind(shell)

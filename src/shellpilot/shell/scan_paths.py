@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from shellpilot.shell.words import Word
 
@@ -326,34 +327,43 @@ def _find_paths(args: Sequence[Word]) -> list[Word]:
     return out
 
 
+class PathSink(Protocol):
+    """Where a `PathResolver` reports (the scan's `ScanBuilder` in practice)."""
+
+    def outside(self, path: str) -> None:
+        """An absolute directory outside the project."""
+
+    def unknown(self, reason: str) -> None:
+        """A word whose value cannot be known statically, and why."""
+
+    def wrote(self, path: str) -> None:
+        """A path `PathResolver.target()` is told is written (absolute, or `*`)."""
+
+
 class PathResolver:
     """Resolves path words against a simulated cwd and reports what lies outside.
 
     `project_dir` is absolute and normalised; `home` is the user's home directory (`None`:
-    looked up only when a path needs it).
-    `outside(path)` receives each absolute directory outside the project; `unknown(reason)`
-    each word whose value cannot be known statically; `wrote(path)` (optional) each path
-    `target()` is told is written.
+    looked up only when a path needs it). Reports go to `sink`: `outside(path)` for each
+    absolute directory outside the project, `unknown(reason)` for each word whose value
+    cannot be known statically, `wrote(path)` for each path `target()` is told is written.
+    One resolver serves one scan (built per scan: keep construction cheap).
     """
 
-    __slots__ = ("_home", "_isdir", "_prefix", "outside", "project", "unknown", "wrote")
+    __slots__ = ("_home", "_isdir", "_prefix", "project", "sink")
 
     def __init__(
         self,
         project_dir: str,
-        home: str | None,
-        outside: Callable[[str], None],
-        unknown: Callable[[str], None],
+        sink: PathSink,
+        home: str | None = None,
         isdir: Callable[[str], bool] = os.path.isdir,
-        wrote: Callable[[str], None] | None = None,
     ) -> None:
         self.project = project_dir
         self._prefix = project_dir if project_dir.endswith(os.sep) else project_dir + os.sep
+        self.sink = sink
         self._home = home
-        self.outside = outside
-        self.unknown = unknown
         self._isdir = isdir
-        self.wrote = wrote
 
     @property
     def home(self) -> str:
@@ -414,14 +424,14 @@ class PathResolver:
                 return
         text = self.expand(word, cwds[0] if cwds else None)
         if text is None:
-            self.unknown(f"dynamic path {word.raw} in {what}")
+            self.sink.unknown(f"dynamic path {word.raw} in {what}")
             return
         if windows:
             if text.lower() in ("nul", "$null", "con"):
                 return
             if os.name != "nt" and (_DRIVE.match(text) or text.startswith("\\\\")):
                 # A Windows path while running elsewhere: never inside a POSIX project.
-                self.outside(ntpath.dirname(ntpath.normpath(text)))
+                self.sink.outside(ntpath.dirname(ntpath.normpath(text)))
                 return
             if os.name != "nt":
                 text = text.replace("\\", "/")
@@ -435,13 +445,13 @@ class PathResolver:
         globbed = cut < len(text)
         if globbed:
             if _climbs(text, cut):
-                self.unknown(f"glob {word.raw} in {what} may match '..' and climb out")
+                self.sink.unknown(f"glob {word.raw} in {what} may match '..' and climb out")
             text = text[:cut]
         if os.path.isabs(text):
             self._report(os.path.normpath(text), globbed, text)
             return
         if cwds is None:
-            self.unknown(f"relative path {word.raw} in {what} after a cd to an unknown directory")
+            self.sink.unknown(f"relative path {word.raw} in {what} after a cd to an unknown directory")
             return
         for cwd in cwds:
             self._report(os.path.normpath(os.path.join(cwd, text)), globbed, text)
@@ -458,9 +468,7 @@ class PathResolver:
         is a directory (`directory`, a trailing `/`, or an existing directory), e.g. the
         sources of `cp a b dir`. Does not report dirs or unknown: `check()` does that.
         """
-        wrote = self.wrote
-        if wrote is None:
-            return
+        wrote = self.sink.wrote
         plain = word.pathtext
         # fast path: a plain relative name (`out.txt`, `src/a.py`) needs no normalising
         if (
@@ -505,9 +513,9 @@ class PathResolver:
         if self.inside(path):
             return
         if (globbed and (text.endswith("/") or not text)) or self._isdir(path):
-            self.outside(path)
+            self.sink.outside(path)
         else:
-            self.outside(os.path.dirname(path) or "/")
+            self.sink.outside(os.path.dirname(path) or "/")
 
     def cd(
         self, word: Word | None, cwds: tuple[str, ...] | None, what: str, windows: bool = False
@@ -518,19 +526,19 @@ class PathResolver:
         else:
             target = self.expand(word, cwds[0] if cwds else None)
             if target is None or target == "-":
-                self.unknown(f"dynamic directory {word.raw} in {what}")
+                self.sink.unknown(f"dynamic directory {word.raw} in {what}")
                 return None
         assert target is not None
         if windows and os.name != "nt":
             if _DRIVE.match(target) or target.startswith("\\\\"):
-                self.outside(ntpath.normpath(target))
-                self.unknown(f"directory {target} in {what} cannot be followed on this system")
+                self.sink.outside(ntpath.normpath(target))
+                self.sink.unknown(f"directory {target} in {what} cannot be followed on this system")
                 return None
             target = target.replace("\\", "/")
         if os.path.isabs(target):
             results: tuple[str, ...] = (os.path.normpath(target),)
         elif cwds is None:
-            self.unknown(f"relative directory {target} in {what} after a cd to an unknown directory")
+            self.sink.unknown(f"relative directory {target} in {what} after a cd to an unknown directory")
             return None
         else:
             results = tuple(dict.fromkeys(os.path.normpath(os.path.join(c, target)) for c in cwds))
@@ -538,5 +546,5 @@ class PathResolver:
             if path.startswith("//"):
                 path = "/" + path.lstrip("/")
             if not self.inside(path):
-                self.outside(path)
+                self.sink.outside(path)
         return results
