@@ -447,7 +447,11 @@ class _BashScanner(BashWords, BashNesting):
         out: list[Word] = []
         for word in words:
             raw = word.raw
-            if "{" not in raw or (word.dynamic and _NOT_LITERAL.search(raw) is not None):
+            # No `,` and no `..`: no brace list or sequence, nothing to expand (`-I{}`, `{}`).
+            if "{" not in raw or ("," not in raw and ".." not in raw):
+                out.append(word)
+                continue
+            if word.dynamic and _NOT_LITERAL.search(raw) is not None:
                 out.append(word)
                 continue
             if "'" in raw or '"' in raw or "\\" in raw:

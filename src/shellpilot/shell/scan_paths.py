@@ -540,6 +540,8 @@ class PathResolver:
         elif cwds is None:
             self.sink.unknown(f"relative directory {target} in {what} after a cd to an unknown directory")
             return None
+        elif len(cwds) == 1:
+            results = (os.path.normpath(os.path.join(cwds[0], target)),)
         else:
             results = tuple(dict.fromkeys(os.path.normpath(os.path.join(c, target)) for c in cwds))
         for path in results:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from shellpilot.shell.words import Word
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
-    """One word naming something a command writes.
+class Target(NamedTuple):
+    """One word naming something a command writes (an immutable record, cheap to build).
 
     `into`: when the word names a directory (it exists, ends with `/`, or `directory` is
     set), the files written are these names inside it (`cp a b dir` writes `dir/a`,
@@ -81,7 +81,10 @@ WRITERS = frozenset(_OPTS) - {"git"}
 
 def git_writes(args: Sequence[Word]) -> bool:
     """Whether a git command line may create a repository (`init`, `clone`)."""
-    return any(word.value == "init" or word.value == "clone" for word in args)
+    for word in args:  # noqa: SIM110 - a loop, not any(genexpr): this runs for every git command
+        if word.value == "init" or word.value == "clone":
+            return True
+    return False
 
 
 _CHMOD_FLAGS = frozenset("cfvR")
