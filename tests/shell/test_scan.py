@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -375,3 +376,18 @@ def test_sweep_scans_a_substitution_the_walk_missed(proj: Path) -> None:
     assert result.unknown is True
     assert any("found late (inside number)" in r for r in result.reasons), result.reasons
     assert any("relative path y" in r for r in result.reasons), result.reasons
+
+
+def test_is_dir_agrees_with_os_path_isdir(tmp_path: Path) -> None:
+    # scan_paths.is_dir replaces os.path.isdir for speed: same answers, symlinks followed.
+    from shellpilot.shell.scan_paths import is_dir
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "f").write_text("x")
+    (tmp_path / "to_d").symlink_to(tmp_path / "d")
+    (tmp_path / "to_f").symlink_to(tmp_path / "f")
+    (tmp_path / "dangling").symlink_to(tmp_path / "missing")
+    for name in ("d", "f", "to_d", "to_f", "dangling", "missing", "f/x", "d/.."):
+        path = str(tmp_path / name)
+        assert is_dir(path) == os.path.isdir(path), name
+    assert is_dir("/") and not is_dir("/no\0such")

@@ -132,7 +132,7 @@ class BashNesting:
     def shell_string(
         self, real: list[Word], cwds: Cwds, what: str, text: str, words: list[Word], start: int, end: int
     ) -> Cwds:
-        self.builder.command(text, [w.value for w in words], any(w.dynamic for w in words))
+        self.builder.command(text, [w.value for w in words], any(w.dynamic for w in words), [])
         if any(w.dynamic for w in real):
             self.builder.unknown(f"{what} runs a dynamic string")
         else:

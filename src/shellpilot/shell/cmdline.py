@@ -140,7 +140,7 @@ def scan_cmd(source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResolv
                 resolver.cd(targets[0] if targets else None, cwds, lower, windows=True) if targets else cwds
             )
             continue
-        builder.command(part.strip(), [name, *(w.value for w in args)], any(w.dynamic for w in words))
+        builder.command(part.strip(), [name, *(w.value for w in args)], any(w.dynamic for w in words), [])
         if lower in CMD_FILES:
             for word in operands:
                 resolver.check(word, cwds, lower, windows=True)

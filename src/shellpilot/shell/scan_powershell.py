@@ -196,7 +196,7 @@ class _PowerShellScanner:
             return self.resolver.cd(operand[0] if operand else None, cwds, name, windows=True)
         text = self.text(node).strip()
         argv = [shown, *(w.value for w in args)]
-        builder.command(text, argv, head.dynamic or any(w.dynamic for w in args))
+        builder.command(text, argv, head.dynamic or any(w.dynamic for w in args), [])
         if name in PS_FILES:
             for word in self._paths(args):
                 self.resolver.check(word, cwds, name, windows=True)

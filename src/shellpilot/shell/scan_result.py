@@ -83,11 +83,14 @@ class ScanBuilder:
         text: str,
         argv: list[str],
         dynamic: bool,
-        wrappers: list[str] | None = None,
-        inner_text: str | None = None,
+        wrappers: list[str],
+        inner_text: str = "",
         prefix_text: str = "",
     ) -> None:
-        """Record one simple command (see `Scan` for the wrapped-command patterns)."""
+        """Record one simple command (see `Scan` for the wrapped-command patterns).
+
+        `wrappers` becomes the record's own list (pass a new one per command).
+        """
         self.seen = True
         always = arity_text(argv) + " *"
         self._patterns[text] = None
@@ -96,7 +99,7 @@ class ScanBuilder:
         self._always[always] = None
         if prefix_text:
             self._always[prefix_text + " " + always] = None
-        self.commands.append(ScannedCommand(text, argv, always, dynamic, wrappers or []))
+        self.commands.append(ScannedCommand(text, argv, always, dynamic, wrappers))
 
     def outside(self, path: str) -> None:
         """Record an absolute directory outside the project."""
