@@ -62,6 +62,31 @@ _STATEMENTS = frozenset(
 _REDIRECTS = frozenset({"file_redirect", "heredoc_redirect", "herestring_redirect"})
 # Commands whose arguments carry more command text to scan (see BashNesting).
 _RUNS_TEXT = POSIX_SHELLS | FOREIGN_SHELLS | {"eval", "find", "trap", "su", "runuser"}
+
+# What `argv()` must do for a command name, as bit flags in one table: one dict lookup per
+# command instead of one per table (each lookup after a parse is a likely cache miss).
+_CD = 1  # cd, pushd, popd, chdir: moves the simulated cwd
+_PATHS = 2  # has an argument table (scan_paths.SPECS) or is `find`: check path operands
+_WRITES = 4  # modifies files named by its arguments (scan_writes.WRITERS)
+_GIT = 8  # writes only for `init`/`clone` (scan_writes.git_writes)
+_RUNS = 16  # runs command text from its arguments (`bash -c`, eval, find -exec, ...)
+
+
+def _roles() -> dict[str, int]:
+    roles: dict[str, int] = {}
+    for flag, names in (
+        (_CD, CD_COMMANDS),
+        (_PATHS, {*SPECS, "find"}),
+        (_WRITES, WRITERS),
+        (_GIT, {"git"}),
+        (_RUNS, _RUNS_TEXT),
+    ):
+        for name in names:
+            roles[name] = roles.get(name, 0) | flag
+    return roles
+
+
+_ROLES = _roles()
 _SUBSTITUTIONS = frozenset({"command_substitution", "process_substitution"})
 # Nodes that carry no command of their own (only maybe nested substitutions).
 _PASSIVE = frozenset(
@@ -518,7 +543,8 @@ class _BashScanner(BashWords, BashNesting):
             name = program_name(name)
         if wrappers and wrappers[-1] == "watch":
             return self.shell_string(real, run_cwds, "watch", text, words, start, end)
-        if name in CD_COMMANDS:
+        role = _ROLES.get(name, 0)
+        if role & _CD:
             builder.seen = True
             return self.cd(name, real[1:], run_cwds)
         args = real[1:]
@@ -533,7 +559,9 @@ class _BashScanner(BashWords, BashNesting):
             inner = name + self.slice(head.end, end)
             prefix = self.slice(start, head.start).strip()
         builder.command(text, argv, dynamic, wrappers, inner, prefix)
-        if name in SPECS or name == "find":
+        if not role:
+            return cwds
+        if role & _PATHS:
             operands = path_operands(name, args)
             if operands:
                 if "xargs" in wrappers:
@@ -543,9 +571,9 @@ class _BashScanner(BashWords, BashNesting):
                         resolver.check(word, run_cwds, name)
             elif "xargs" in wrappers and name in SPECS and SPECS[name].operands != "none":
                 builder.unknown(f"xargs passes paths from its input to {name}")
-        if name in WRITERS or (name == "git" and git_writes(args)):
+        if role & _WRITES or (role & _GIT and git_writes(args)):
             self.writes(name, args, run_cwds, "xargs" in wrappers)
-        if name in _RUNS_TEXT:
+        if role & _RUNS:
             if name in POSIX_SHELLS:
                 self.shell(name, args, run_cwds)
             elif name in FOREIGN_SHELLS:
