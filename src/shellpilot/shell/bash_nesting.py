@@ -6,6 +6,7 @@ capped by `MAX_DEPTH`). Must not touch: statements, words or results policy.
 
 from __future__ import annotations
 
+from shellpilot.shell.bash_words import BashWords
 from shellpilot.shell.scan_paths import PathResolver
 from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
 from shellpilot.shell.shell_strings import command_string
@@ -17,11 +18,12 @@ NO_STDIN = "\0no stdin"
 """`BashNesting.stdin` when the current command has no here-document or here-string."""
 
 
-class BashNesting:
-    """Mixin for the bash scanner: scans the command text some commands carry.
+class BashNesting(BashWords):
+    """Base of the bash scanner: scans the command text some commands carry.
 
-    The host provides `builder`, `resolver`, `depth`, `stdin`, `slice()`, `nest()` and
-    `argv()` (see scan_bash.py).
+    The subclass provides `builder`, `resolver`, `depth`, `stdin`, `slice()`, `nest()` and
+    `argv()` (see scan_bash.py). A chain of single bases (BashWords -> BashNesting ->
+    the scanner), not mixins, so the scanner can be compiled by mypyc (see setup.py).
     """
 
     __slots__ = ()
@@ -29,9 +31,6 @@ class BashNesting:
     resolver: PathResolver
     depth: int
     stdin: str | None
-
-    def slice(self, start: int, end: int) -> str:
-        raise NotImplementedError
 
     def nest(self, source: str, cwds: Cwds, what: str) -> None:
         raise NotImplementedError

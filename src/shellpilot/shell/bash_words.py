@@ -64,6 +64,8 @@ def _ansi_unescape(match: re.Match[str]) -> str:
 class BashWords:
     """Word evaluation for a scanner that provides `text`, `kinds`, `slice()` and `nested()`.
 
+    The first base of the bash scanner's chain (BashWords -> BashNesting -> scanner).
+
     `nested(node, cwds)` is called for every dynamic part that may hold commands
     (`$(..)`, `${x:-$(..)}`, `$((..))`), so substitutions inside words are scanned.
     """

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from shellpilot.shell.bash_nesting import NO_STDIN, BashNesting
 from shellpilot.shell.bash_openers import live_openers
-from shellpilot.shell.bash_words import BashWords
 from shellpilot.shell.brace_expansion import MAX_WORDS, brace_words
 from shellpilot.shell.parse import POSIX_SHELLS, kind_names, parse, substitutions
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
@@ -152,7 +151,7 @@ def scan_bash(source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResol
     return _BashScanner(source, builder, resolver, depth).run(cwds)
 
 
-class _BashScanner(BashWords, BashNesting):
+class _BashScanner(BashNesting):
     __slots__ = ("builder", "data", "depth", "kinds", "resolver", "stack", "stdin", "text", "visited")
 
     def __init__(self, source: str, builder: ScanBuilder, resolver: PathResolver, depth: int) -> None:

@@ -43,18 +43,6 @@ class Word:
         return f"Word({self.value!r}{', dynamic' if self.dynamic else ''})"
 
 
-_new = object.__new__
-
-
 def plain_word(text: str, start: int, end: int) -> Word:
-    """`Word(text, text, start, end, False, text)`: a literal word written as it reads.
-
-    Built without calling the class (a call through a Python `__init__` costs about a
-    third more); the scanner makes one for most words of every command.
-    """
-    word: Word = _new(Word)
-    word.value = word.raw = word.pathtext = text
-    word.start = start
-    word.end = end
-    word.dynamic = False
-    return word
+    """`Word(text, text, start, end, False, text)`: a literal word written as it reads."""
+    return Word(text, text, start, end, False, text)
