@@ -4,15 +4,34 @@ Every test also runs with ``SHELLPILOT_TRUST_PROJECT=1`` (monkeypatch.setenv, so
 subprocesses inherit it): many tests write permission rules and MCP servers into PROJECT
 config files, which an untrusted project would have dropped (config/trust.py). Tests of
 the trust gate itself ``monkeypatch.delenv("SHELLPILOT_TRUST_PROJECT")``.
+
+The run stops at once if a compiled scanner module is older than its source (an edit
+after `pip install -e .` that Python would silently ignore; see shellpilot/_compiled.py).
 """
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+import shellpilot
+from shellpilot._compiled import PURE_ENV, stale_compiled
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get(PURE_ENV) == "1":
+        return
+    stale = stale_compiled(os.path.dirname(shellpilot.__file__))
+    if stale:
+        pytest.exit(
+            f"compiled modules are older than {', '.join(stale)}: rebuild them with "
+            f"`.venv/bin/pip install -e .`, or run with {PURE_ENV}=1 to test the .py sources",
+            returncode=2,
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,13 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+import os as _os
+
+if _os.environ.get("SHELLPILOT_PURE_PYTHON") == "1":  # before any submodule loads (_compiled.py)
+    from shellpilot._compiled import prefer_sources
+
+    prefer_sources()
+
 from shellpilot.bus import Bus, Event
 from shellpilot.config import Config
 from shellpilot.errors import (

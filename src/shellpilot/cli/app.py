@@ -26,7 +26,9 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"shellpilot {__version__}")
+        from shellpilot._compiled import scanner_build
+
+        typer.echo(f"shellpilot {__version__} (scanner: {scanner_build()})")
         raise typer.Exit()
 
 
