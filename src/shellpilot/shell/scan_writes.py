@@ -10,22 +10,29 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Final
 
+from shellpilot.shell.scan_result import Record
 from shellpilot.shell.words import Word
 
+_TARGET_FIELDS = ("word", "into", "directory")
 
-class Target(NamedTuple):
-    """One word naming something a command writes (an immutable record, cheap to build).
+
+class Target(Record):
+    """One word naming something a command writes (a read-only record, see `Record`).
 
     `into`: when the word names a directory (it exists, ends with `/`, or `directory` is
     set), the files written are these names inside it (`cp a b dir` writes `dir/a`,
     `dir/b`); empty: the word itself is written.
     """
 
-    word: Word
-    into: tuple[str, ...] = ()
-    directory: bool = False
+    __slots__ = _TARGET_FIELDS
+    _fields = _TARGET_FIELDS
+
+    def __init__(self, word: Word, into: tuple[str, ...] = (), directory: bool = False) -> None:
+        self.word: Final = word
+        self.into: Final = into
+        self.directory: Final = directory
 
 
 @dataclass(frozen=True, slots=True)
