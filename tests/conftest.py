@@ -5,8 +5,8 @@ subprocesses inherit it): many tests write permission rules and MCP servers into
 config files, which an untrusted project would have dropped (config/trust.py). Tests of
 the trust gate itself ``monkeypatch.delenv("SHELLPILOT_TRUST_PROJECT")``.
 
-The run stops at once if a compiled scanner module is older than its source (an edit
-after `pip install -e .` that Python would silently ignore; see shellpilot/_compiled.py).
+The header says which scanner build runs (compiled by mypyc, or the .py sources: see
+shellpilot/_compiled.py).
 """
 
 from __future__ import annotations
@@ -19,19 +19,13 @@ from pathlib import Path
 import pytest
 
 import shellpilot
-from shellpilot._compiled import PURE_ENV, stale_compiled
+from shellpilot._compiled import scanner_build, stale_sources
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    if os.environ.get(PURE_ENV) == "1":
-        return
-    stale = stale_compiled(os.path.dirname(shellpilot.__file__))
-    if stale:
-        pytest.exit(
-            f"compiled modules are older than {', '.join(stale)}: rebuild them with "
-            f"`.venv/bin/pip install -e .`, or run with {PURE_ENV}=1 to test the .py sources",
-            returncode=2,
-        )
+def pytest_report_header(config: pytest.Config) -> str:
+    stale = stale_sources(os.path.dirname(shellpilot.__file__))
+    note = f" (compiled modules older than {len(stale)} sources: reinstall to compile)" if stale else ""
+    return f"shellpilot scanner: {scanner_build()}{note}"
 
 
 @pytest.fixture(autouse=True)

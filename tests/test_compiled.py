@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from shellpilot._compiled import stale_compiled
+import pytest
+
+from shellpilot._compiled import COMPILED, _SourcesFirst, choose_build, stale_sources
 
 _PROBE = (
     "import sys\n"
@@ -36,11 +39,46 @@ def test_pure_python_switch_loads_sources_and_scans_the_same(tmp_path: Path) -> 
     assert default == result
 
 
-def test_stale_compiled_finds_sources_edited_after_the_build(tmp_path: Path) -> None:
-    for name in ("fresh", "edited"):
-        (tmp_path / f"{name}.py").write_text("x = 1\n")
-        (tmp_path / f"{name}.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
-    (tmp_path / "plain.py").write_text("")  # never compiled: fine
-    os.utime(tmp_path / "fresh.py", (1_000, 1_000))
-    os.utime(tmp_path / "edited.cpython-311-x86_64-linux-gnu.so", (1_000, 1_000))
-    assert stale_compiled(str(tmp_path)) == [str(tmp_path / "edited.py")]
+def _fake_build(tmp_path: Path, *, compiled: bool = True) -> Path:
+    """A package tree with a .py (and, when `compiled`, a .so) for every COMPILED module."""
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for name in COMPILED:
+        stem = tmp_path.joinpath(*name.split("."))
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        stem.with_suffix(".py").write_text("")
+        os.utime(stem.with_suffix(".py"), (1_000, 1_000))
+        if compiled:
+            (stem.parent / (stem.name + suffix)).write_bytes(b"")
+            os.utime(stem.parent / (stem.name + suffix), (1_001, 1_001))
+    return tmp_path / "shellpilot"
+
+
+def test_stale_sources_lists_sources_edited_after_the_build(tmp_path: Path) -> None:
+    package = _fake_build(tmp_path)
+    assert stale_sources(str(package)) == []
+    edited = package / "shell" / "scan_bash.py"
+    os.utime(edited, (1_001 + 1, 1_001 + 1))  # within the slack a wheel install leaves
+    assert stale_sources(str(package)) == []
+    os.utime(edited, (2_000, 2_000))  # an edit after the build
+    assert stale_sources(str(package)) == [str(edited)]
+    assert stale_sources(str(_fake_build(tmp_path / "pure", compiled=False))) == []
+
+
+def test_a_stale_build_runs_the_sources_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    package = _fake_build(tmp_path)
+    os.utime(package / "shell" / "scan.py", (2_000, 2_000))
+    before = list(sys.meta_path)
+    # (without the finder this process may already run with, if its own build is stale)
+    sys.meta_path[:] = [finder for finder in before if not isinstance(finder, _SourcesFirst)]
+    try:
+        choose_build(str(package))
+        added = [finder for finder in sys.meta_path if isinstance(finder, _SourcesFirst)]
+        assert len(added) == 1
+        spec = added[0].find_spec("shellpilot.shell.scan", [str(package / "shell")])
+        assert spec is not None and spec.origin == str(package / "shell" / "scan.py")
+    finally:
+        sys.meta_path[:] = before
+    err = capsys.readouterr().err
+    assert "scan.py changed after the scanner was compiled" in err and "pip install -e ." in err

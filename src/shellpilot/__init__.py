@@ -8,12 +8,12 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-import os as _os
+# The build (compiled scanner or .py sources) is chosen before any other submodule loads,
+# so the imports below come after the call.
+# ruff: noqa: E402
+from shellpilot._compiled import choose_build
 
-if _os.environ.get("SHELLPILOT_PURE_PYTHON") == "1":  # before any submodule loads (_compiled.py)
-    from shellpilot._compiled import prefer_sources
-
-    prefer_sources()
+choose_build(__path__[0])
 
 from shellpilot.bus import Bus, Event
 from shellpilot.config import Config

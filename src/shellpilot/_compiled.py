@@ -1,13 +1,16 @@
 """The switch between the mypyc-compiled scanner and its Python sources.
 
-Owns: `SHELLPILOT_PURE_PYTHON=1` at run time (load every shellpilot module from its .py
-file even where a compiled one sits beside it) and telling which build is loaded.
-Must not touch: what any module does; setup.py decides what is compiled at install.
+Owns: `COMPILED` (the modules setup.py compiles), choosing at import time whether the
+compiled modules or the .py files run, and telling which build is loaded.
+Must not touch: what any module does; setup.py does the compiling.
 
 Why: setup.py compiles the command scanner with mypyc (about 1.6x faster; the .py files
 stay the reference). An editable install puts the compiled modules beside the sources and
-Python prefers them, so an edited .py would be ignored until the next install; with this
-variable set it is used at once. Tests also run the scanner this way (.ci/run).
+Python prefers them, so an edited .py would be ignored until the next install. Instead,
+shellpilot runs every module from its .py file when `SHELLPILOT_PURE_PYTHON=1` is set, or
+when a compiled module is older than its source (with a warning on stderr: reinstall to
+compile again). All or nothing: compiled modules call each other directly, so a mix would
+still run the old code.
 """
 
 from __future__ import annotations
@@ -21,6 +24,24 @@ from collections.abc import Sequence
 from types import ModuleType
 
 PURE_ENV = "SHELLPILOT_PURE_PYTHON"
+
+COMPILED = (
+    "shellpilot.permission.arity",
+    "shellpilot.shell.bash_nesting",
+    "shellpilot.shell.bash_words",
+    "shellpilot.shell.scan",
+    "shellpilot.shell.scan_bash",
+    "shellpilot.shell.scan_paths",
+    "shellpilot.shell.scan_result",
+    "shellpilot.shell.scan_writes",
+    "shellpilot.shell.words",
+    "shellpilot.shell.wrappers",
+)
+"""The modules setup.py compiles with mypyc (it reads this tuple from this file)."""
+
+_SLACK_S = 2.0
+"""How much newer (s) a source may be than its compiled module and still count as built
+with it: installing a wheel writes both, in either order, within moments."""
 
 
 class _SourcesFirst(importlib.abc.MetaPathFinder):
@@ -42,11 +63,51 @@ class _SourcesFirst(importlib.abc.MetaPathFinder):
 def prefer_sources() -> None:
     """Load shellpilot's modules from their .py files from now on (idempotent).
 
-    Called by `shellpilot/__init__.py` when `SHELLPILOT_PURE_PYTHON=1`, before any
-    submodule is imported; modules already imported stay as they are.
+    Modules already imported stay as they are: call before any compiled module loads.
     """
     if not any(isinstance(finder, _SourcesFirst) for finder in sys.meta_path):
         sys.meta_path.insert(0, _SourcesFirst())
+
+
+def stale_sources(package_dir: str) -> list[str]:
+    """The sources of `COMPILED` edited after their compiled module was built.
+
+    `package_dir`: the directory of the `shellpilot` package. `[]` when the scanner is
+    not compiled there. About 20 stat calls: cheap enough for every start-up.
+    """
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    base = os.path.dirname(package_dir)
+    stale = []
+    for name in COMPILED:
+        stem = os.path.join(base, *name.split("."))
+        try:
+            built = os.stat(stem + suffix).st_mtime
+        except OSError:
+            return []  # not compiled (the build compiles all of COMPILED or none)
+        if os.stat(stem + ".py").st_mtime > built + _SLACK_S:
+            stale.append(stem + ".py")
+    return stale
+
+
+def choose_build(package_dir: str) -> None:
+    """Run the .py sources instead of the compiled modules when asked or when stale.
+
+    Called by `shellpilot/__init__.py` before any submodule loads. A stale build is
+    reported once, on stderr, with the fix.
+    """
+    if os.environ.get(PURE_ENV) == "1":
+        prefer_sources()
+        return
+    stale = stale_sources(package_dir)
+    if stale:
+        prefer_sources()
+        names = ", ".join(os.path.relpath(path) for path in stale[:3]) + (", ..." if len(stale) > 3 else "")
+        print(
+            f"shellpilot: {names} changed after the scanner was compiled; running the .py "
+            f"sources (slower). Reinstall (pip install -e .) to compile them again, or set "
+            f"{PURE_ENV}=1 to always run the sources.",
+            file=sys.stderr,
+        )
 
 
 def scanner_build() -> str:
@@ -54,21 +115,3 @@ def scanner_build() -> str:
     spec = importlib.util.find_spec("shellpilot.shell.scan_bash")
     origin = spec.origin if spec is not None else None
     return "python" if origin is None or origin.endswith(".py") else "compiled"
-
-
-def stale_compiled(root: str) -> list[str]:
-    """The .py files under `root` edited after their compiled module was built (sorted).
-
-    An editable install compiles beside the sources, and Python loads the compiled module,
-    so such an edit is silently ignored; tests/conftest.py stops a test run on any.
-    """
-    stale = []
-    for folder, _dirs, files in os.walk(root):
-        for name in files:
-            if name.endswith((".so", ".pyd")):
-                source = os.path.join(folder, name.split(".", 1)[0] + ".py")
-                if os.path.exists(source) and os.path.getmtime(source) > os.path.getmtime(
-                    os.path.join(folder, name)
-                ):
-                    stale.append(source)
-    return sorted(stale)
