@@ -15,13 +15,14 @@ still run the old code.
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+
+# Start-up matters here: no importlib.abc (it pulls in importlib.resources, pathlib, re,
+# tempfile: ~25 ms; a finder only needs a `find_spec` method), importlib.util when used.
 
 PURE_ENV = "SHELLPILOT_PURE_PYTHON"
 
@@ -44,8 +45,8 @@ _SLACK_S = 2.0
 with it: installing a wheel writes both, in either order, within moments."""
 
 
-class _SourcesFirst(importlib.abc.MetaPathFinder):
-    """Finds `shellpilot.*` modules as their .py file when one exists on the package path."""
+class _SourcesFirst:
+    """A `sys.meta_path` finder: `shellpilot.*` modules as their .py file when one exists."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -56,6 +57,8 @@ class _SourcesFirst(importlib.abc.MetaPathFinder):
         for entry in path:
             source = os.path.join(entry, leaf + ".py")
             if os.path.isfile(source):
+                import importlib.util  # only once the switch is on
+
                 return importlib.util.spec_from_file_location(fullname, source)
         return None  # a package, or not ours: the normal finders decide
 
@@ -112,6 +115,8 @@ def choose_build(package_dir: str) -> None:
 
 def scanner_build() -> str:
     """`"compiled"` when the scanner loaded (or would load) from a mypyc build, else `"python"`."""
+    import importlib.util
+
     spec = importlib.util.find_spec("shellpilot.shell.scan_bash")
     origin = spec.origin if spec is not None else None
     return "python" if origin is None or origin.endswith(".py") else "compiled"
