@@ -391,3 +391,32 @@ def test_is_dir_agrees_with_os_path_isdir(tmp_path: Path) -> None:
         path = str(tmp_path / name)
         assert is_dir(path) == os.path.isdir(path), name
     assert is_dir("/") and not is_dir("/no\0such")
+
+
+def test_long_and_chains_are_scanned_whole_without_recursion(proj: Path) -> None:
+    # `a && b && c` nests to the left in the grammar; the walk loops over the chain.
+    result = run(proj, " && ".join(["true"] * 5000) + " && rm /etc/x")
+    assert not result.unknown
+    assert len(result.commands) == 5001 and result.dirs == ["/etc"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo " + "$(" * 100 + "rm /etc/x" + ")" * 100,
+        "( " * 100 + "rm /etc/x" + " )" * 100,
+        "{ " * 100 + "rm /etc/x; " + "}; " * 100,
+        "if true; then " * 100 + "rm /etc/x; " + "fi; " * 100,
+    ],
+)
+def test_nesting_past_the_limit_is_unknown_not_a_crash(proj: Path, command: str) -> None:
+    from shellpilot.shell.scan import MAX_NESTING
+
+    result = run(proj, command)
+    assert result.unknown
+    assert f"statements nested deeper than {MAX_NESTING} levels" in result.reasons
+
+
+def test_nesting_within_the_limit_is_scanned(proj: Path) -> None:
+    result = run(proj, "echo " + "$(" * 30 + "rm /etc/x" + ")" * 30)
+    assert "/etc" in result.dirs and "rm /etc/x" in result.patterns

@@ -14,9 +14,9 @@ from shellpilot.shell.parse import POSIX_SHELLS, POWERSHELLS
 from shellpilot.shell.scan_bash import scan_bash
 from shellpilot.shell.scan_paths import PathResolver
 from shellpilot.shell.scan_powershell import scan_powershell
-from shellpilot.shell.scan_result import MAX_DEPTH, Scan, ScanBuilder, ScannedCommand
+from shellpilot.shell.scan_result import MAX_DEPTH, MAX_NESTING, Scan, ScanBuilder, ScannedCommand
 
-__all__ = ["MAX_DEPTH", "Scan", "ScanBuilder", "ScannedCommand", "scan", "shell_kind"]
+__all__ = ["MAX_DEPTH", "MAX_NESTING", "Scan", "ScanBuilder", "ScannedCommand", "scan", "shell_kind"]
 
 
 @lru_cache(maxsize=256)
@@ -87,7 +87,8 @@ def scan(
     Still `unknown`: dynamic paths or command names (`$X`, `$(..)`, backticks, `%VAR%`,
     PowerShell variables), relative paths after `cd` to a dynamic place (`cd "$X"`,
     `cd -`, `popd` without `pushd`), `bash -c`/`eval`/`trap`/`su -c`/`watch`/`pwsh -c`/
-    `iex` with a non-literal string or nested over `MAX_DEPTH`, scripts from stdin
+    `iex` with a non-literal string or nested over `MAX_DEPTH`, statements nested over
+    `MAX_NESTING` levels (`$(..)` in `$(..)`, subshells, groups), scripts from stdin
     (`curl .. | sh`), `env -S`, `pwsh -EncodedCommand`, `xargs` feeding a file command,
     `find -exec` without its terminator, syntax errors, unknown grammar nodes, a line with
     no command (only comments), and any other shell than bash/PowerShell/cmd.

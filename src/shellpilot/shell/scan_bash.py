@@ -15,7 +15,7 @@ from shellpilot.shell.bash_openers import live_openers
 from shellpilot.shell.brace_expansion import MAX_WORDS, brace_words
 from shellpilot.shell.parse import POSIX_SHELLS, kind_names, parse, substitutions
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
-from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
+from shellpilot.shell.scan_result import MAX_DEPTH, MAX_NESTING, ScanBuilder
 from shellpilot.shell.scan_writes import WRITERS, git_writes, written
 from shellpilot.shell.shell_strings import FOREIGN_SHELLS
 from shellpilot.shell.words import Word, plain_word
@@ -241,9 +241,22 @@ class _BashScanner(BashNesting):
     # statements -------------------------------------------------------------------------
 
     def sequence(self, nodes: Sequence[Node], cwds: Cwds) -> Cwds:
-        for node in nodes:
-            if node.is_named:
-                cwds = self.stmt(node, cwds)
+        """Scan statements in order (a script, a body, a substitution's contents).
+
+        Every construct that nests without bound (substitutions, subshells, groups,
+        compound commands) passes through here, so this is where depth is counted.
+        """
+        builder = self.builder
+        if builder.nesting >= MAX_NESTING:
+            builder.unknown(f"statements nested deeper than {MAX_NESTING} levels")
+            return None
+        builder.nesting += 1
+        try:
+            for node in nodes:
+                if node.is_named:
+                    cwds = self.stmt(node, cwds)
+        finally:
+            builder.nesting -= 1
         return cwds
 
     def stmt(self, node: Node, cwds: Cwds) -> Cwds:
@@ -251,13 +264,7 @@ class _BashScanner(BashNesting):
         if kind == "command":
             return self.simple(node, node, cwds)
         if kind == "list":
-            children = node.children
-            left = self.stmt(children[0], cwds)
-            right = left
-            for child in children[1:]:
-                if child.is_named:
-                    right = self.stmt(child, left)
-            return _union(left, right)
+            return self.chain(node, cwds)
         if kind == "pipeline":
             out = cwds
             for child in node.children:
@@ -298,6 +305,25 @@ class _BashScanner(BashNesting):
         self.builder.unknown(f"unsupported syntax ({kind}) in {self._short(node)}")
         self.nested(node, cwds)
         return cwds
+
+    def chain(self, node: Node, cwds: Cwds) -> Cwds:
+        """An `&&` / `||` list. The grammar nests a chain to the left (`a && b && c` is
+        `list(list(a, b), c)`), so it is walked in a loop, not by recursion: a chain of
+        thousands of commands is scanned like a short one."""
+        kinds = self.kinds
+        lists = [node]
+        first = node.children[0]
+        while kinds[first.kind_id] == "list":
+            lists.append(first)
+            first = first.children[0]
+        out = self.stmt(first, cwds)
+        for current in reversed(lists):
+            left = right = out
+            for child in current.children[1:]:
+                if child.is_named:
+                    right = self.stmt(child, left)
+            out = _union(left, right)
+        return out
 
     def nested(self, node: Node, cwds: Cwds) -> None:
         """Scan the command substitutions anywhere below `node` (not commands themselves)."""

@@ -13,6 +13,11 @@ from shellpilot.permission.arity import prefix_text as arity_text
 MAX_DEPTH = 8
 """How deep `bash -c` / `eval` strings are re-parsed before giving up."""
 
+MAX_NESTING = 64
+"""How deep statements may nest (`$(..)` in `$(..)`, subshells, groups, bodies), counted
+over all the nested scanners of one scan, before the rest is left unscanned and the scan
+is `unknown`. Keeps the stack bounded: Python's, and the C stack of the compiled build."""
+
 
 class Record:
     """A read-only record: fields set once by `__init__`; `repr` and `==` over `_fields`.
@@ -111,7 +116,7 @@ class Scan(Record):
 class ScanBuilder:
     """Accumulates one scan's results in order, de-duplicated (dict keys as ordered sets)."""
 
-    __slots__ = ("_always", "_dirs", "_patterns", "_reasons", "_writes", "commands", "seen")
+    __slots__ = ("_always", "_dirs", "_patterns", "_reasons", "_writes", "commands", "nesting", "seen")
 
     def __init__(self) -> None:
         self._patterns: dict[str, None] = {}
@@ -121,6 +126,8 @@ class ScanBuilder:
         self._writes: dict[str, None] = {}
         self.commands: list[ScannedCommand] = []
         self.seen = False
+        # How deep the walk is right now, over all nested scanners (see MAX_NESTING).
+        self.nesting = 0
 
     def command(
         self,
