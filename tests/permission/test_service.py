@@ -364,3 +364,50 @@ async def test_always_on_an_unanalysed_text_stores_nothing(h: Harness) -> None:
     h.service.reply((await h.next_request()).id, "reject")
     with pytest.raises(PermissionRejected):
         await _done(again)
+
+
+@pytest.mark.parametrize(
+    ("text", "denied"),
+    [
+        ("true && " * 300 + "touch /tmp/X", "touch /tmp/X"),  # what a scanner failure left
+        ("echo $($($(touch x)))", "touch x"),
+        ("/usr/bin/touch y; ls", "touch y"),
+        ("x | rm -rf /\n'", "rm -rf /"),
+    ],
+)
+async def test_an_unanalysed_text_hiding_a_denied_command_is_denied(
+    h: Harness, text: str, denied: str
+) -> None:
+    # With a catch-all allow (or --yes answering the ask), the deny rules must still win.
+    from shellpilot.permission.service import Verdict, check
+
+    rules = rules_from_config({"bash": {"*": "allow", "touch *": "deny", "rm -rf /": "deny"}})
+    assert check("bash", [text], rules, unanalysed=[text]) == Verdict("deny", denied=denied)
+    with pytest.raises(PermissionDenied) as caught:
+        await h.service.ask("s", "bash", [text], [], {}, rules, unanalysed=[text])
+    assert caught.value.pattern == denied and h.events == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "git-touch x; retouch y",  # inside longer names
+        "x; rm -rf /tmp; y",  # an exact deny matches only itself
+    ],
+)
+def test_embedded_deny_needs_a_command_the_rule_matches(text: str) -> None:
+    from shellpilot.permission.service import check
+
+    rules = rules_from_config({"bash": {"*": "ask", "touch *": "deny", "rm -rf /": "deny"}})
+    assert check("bash", [text], rules, unanalysed=[text]).action == "ask"
+    assert check("bash", ["touch a"], rules).action == "deny"  # the rule itself works
+
+
+def test_embedded_deny_respects_a_more_specific_allow() -> None:
+    from shellpilot.permission.service import check
+
+    rules = rules_from_config({"bash": {"*": "ask", "rm *": "deny", "rm -rf build *": "allow"}})
+    text = "a=$(( x )); rm -rf build dist\n'"
+    assert check("bash", [text], rules, unanalysed=[text]).action == "ask"  # asked, not denied
+    hidden = "a=$(( x )); rm -rf src\n'"
+    assert check("bash", [hidden], rules, unanalysed=[hidden]).action == "deny"

@@ -33,6 +33,7 @@ from shellpilot.permission.events import (
 from shellpilot.permission.grants import GrantStore
 from shellpilot.permission.readonly import plain_command_text
 from shellpilot.permission.rules import Action, Rule, evaluate, merge
+from shellpilot.permission.wildcard import match
 from shellpilot.tool.base import Ask
 
 
@@ -72,6 +73,62 @@ def unanalysed_rules(rules: Sequence[Rule]) -> list[Rule]:
     return [r for r in rules if r.action != "allow" or r.catch_all]
 
 
+_MAX_EMBEDDED = 2000
+"""Most places `embedded_deny` tries in one text; past that the text counts as denied."""
+
+_SEPARATORS = ";&|()`\n"
+
+
+def _boundary(text: str, pos: int) -> bool:
+    """Whether a command word may start at `pos` (not inside a longer name such as
+    `git-touch` or `retouch`; after `/`, `\\`, quotes, `$(`, spaces and the like it may)."""
+    if pos == 0:
+        return True
+    before = text[pos - 1]
+    return not (before.isalnum() or before in "_-.")
+
+
+def embedded_deny(permission: str, text: str, rules: Sequence[Rule]) -> str | None:
+    """A command a deny rule forbids, found anywhere inside `text`, else None.
+
+    For command texts the scanner could not analyse (`unknown` scans are asked as their
+    whole text): a deny rule such as `touch *` does not match the whole text
+    `true && ... $( touch x )`, yet the text may run `touch x`. Each deny rule's literal
+    head (`touch`) is searched for; at every place where a command may start, the rest of
+    the text, and the rest up to the next `;&|()` or newline, are judged by all the rules
+    (so a more specific allow still wins, as it would for the command alone). Returns the
+    first such command text that is denied. Over `_MAX_EMBEDDED` places: the whole text.
+    Deny rules that start with a wildcard already apply to the whole text and are skipped.
+    False positives (a denied word inside a quoted string) only cost a refusal of a text
+    that nobody could check. Source: shellpilot (unknown scans and deny rules).
+    """
+    tried = 0
+    for rule in rules:
+        if rule.action != "deny" or not match(permission, rule.permission):
+            continue
+        head = rule.pattern
+        for wildcard in ("*", "?"):
+            at = head.find(wildcard)
+            if at >= 0:
+                head = head[:at]
+        head = head.strip()
+        if not head:
+            continue
+        pos = text.find(head)
+        while pos >= 0:
+            if _boundary(text, pos):
+                tried += 1
+                if tried > _MAX_EMBEDDED:
+                    return text
+                rest = text[pos:]
+                cut = min((i for i in (rest.find(c) for c in _SEPARATORS) if i > 0), default=len(rest))
+                for candidate in dict.fromkeys((rest[:cut].rstrip(), rest)):
+                    if evaluate(permission, candidate, rules).action == "deny":
+                        return candidate
+            pos = text.find(head, pos + 1)
+    return None
+
+
 def check(
     permission: str,
     patterns: Sequence[str],
@@ -86,15 +143,20 @@ def check(
     pattern allowed (or read-only-allowed) -> ``allow`` (so an empty list passes);
     otherwise ``ask`` with ``needs``. A pattern listed in ``unanalysed`` (a whole
     command text asked because the scan was ``unknown``) is judged by
-    ``unanalysed_rules`` only, so no allow rule but ``*`` lets it through.
+    ``unanalysed_rules`` only, so no allow rule but ``*`` lets it through, and is denied
+    when a deny rule forbids a command found inside it (``embedded_deny``).
     ``shellpilot command render --no-shell`` can show this without running anything.
     """
     needs: list[str] = []
     guarded = unanalysed_rules(rules) if unanalysed else list(rules)
     for pattern in dict.fromkeys(patterns):
-        rule = evaluate(permission, pattern, guarded if pattern in unanalysed else rules)
+        hidden = pattern in unanalysed
+        rule = evaluate(permission, pattern, guarded if hidden else rules)
         if rule.action == "deny":
             return Verdict("deny", denied=pattern)
+        embedded = embedded_deny(permission, pattern, rules) if hidden else None
+        if embedded is not None:
+            return Verdict("deny", denied=embedded)
         if rule.action == "ask" and not read_only_allowed(rule, pattern, read_only):
             needs.append(pattern)
     return Verdict("ask", needs=tuple(needs)) if needs else Verdict("allow")
