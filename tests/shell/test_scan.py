@@ -420,3 +420,22 @@ def test_nesting_past_the_limit_is_unknown_not_a_crash(proj: Path, command: str)
 def test_nesting_within_the_limit_is_scanned(proj: Path) -> None:
     result = run(proj, "echo " + "$(" * 30 + "rm /etc/x" + ")" * 30)
     assert "/etc" in result.dirs and "rm /etc/x" in result.patterns
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"command": b"ls"},
+        {"command": None},
+        {"shell": None},
+        {"cwd": b"/tmp"},
+        {"project_dir": b"/tmp"},
+        {"cwd": None},
+    ],
+)
+def test_arguments_of_the_wrong_type_raise_type_error(proj: Path, kwargs: dict[str, object]) -> None:
+    # Both builds (compiled and .py) must fail the same way, not return a Scan.
+    args: dict[str, object] = {"command": "ls", "cwd": proj, "project_dir": proj, "shell": "bash"}
+    args.update(kwargs)
+    with pytest.raises(TypeError):
+        scan(**args)  # type: ignore[arg-type]

@@ -75,7 +75,8 @@ def scan(
     cmd a simple tokenizer; any other shell is scanned with the bash grammar and marked
     `unknown`. A relative `cwd` is taken relative to `project_dir`; a `cwd` outside the
     project is itself put in `dirs`. Never raises for bad commands: parse errors, unknown
-    syntax and internal failures set `unknown` with a reason.
+    syntax and internal failures set `unknown` with a reason. Arguments of the wrong type
+    (bytes, None) raise TypeError, from both builds (see shellpilot._compiled).
 
     Wrappers (sudo, doas, env, nohup, nice, ionice, timeout, stdbuf, time, command,
     builtin, exec, setsid, coproc, xargs, watch; a leading `\\`; an absolute program path)
@@ -106,6 +107,10 @@ def scan(
     # (callers pass Paths or strs; os.fspath on a Path costs two Python-level calls)
     project_text = project_dir if isinstance(project_dir, str) else os.fspath(project_dir)
     cwd_text = cwd if isinstance(cwd, str) else os.fspath(cwd)
+    if not all(isinstance(value, str) for value in (command, shell, project_text, cwd_text)):
+        # The same error from both builds (the compiled one checks `command: str` itself).
+        kinds = ", ".join(type(v).__name__ for v in (command, shell, project_text, cwd_text))
+        raise TypeError(f"scan() takes str command and shell, str or PathLike[str] paths; got {kinds}")
     placed = _places(project_text, cwd_text)
     if placed is None:
         project = _absolute(project_text, None)
