@@ -439,3 +439,40 @@ def test_arguments_of_the_wrong_type_raise_type_error(proj: Path, kwargs: dict[s
     args.update(kwargs)
     with pytest.raises(TypeError):
         scan(**args)  # type: ignore[arg-type]
+
+
+def _nested_junk(seed: int) -> str:
+    """60 random openers around `rm /etc/x`: substitutions, quotes, eval and bash -c."""
+    import random
+
+    opens = [("$(", ")"), ("`", "`"), ('"$(', ')"'), ("<(", ")"), ("${x:-", "}"), ("$((", "))")]
+    opens += [("bash -c '", "'"), ('eval "', '"'), ("cat <<E\n", "\nE\n")]
+    rnd = random.Random(seed)
+    pairs = [rnd.choice(opens) for _ in range(60)]
+    return "".join(o for o, _ in pairs) + "rm /etc/x" + "".join(c for _, c in reversed(pairs))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_nested_text_is_rescanned_a_bounded_number_of_times(proj: Path, seed: int) -> None:
+    # Each hidden substitution's body used to be re-scanned once per enclosing level as
+    # well: a 643-character line took 14,000 nested scans (seconds). Now only the
+    # outermost hidden body is scanned; inner ones are found inside it.
+    from shellpilot.shell.scan_bash import scan_bash
+    from shellpilot.shell.scan_paths import PathResolver
+    from shellpilot.shell.scan_result import ScanBuilder
+
+    line = _nested_junk(seed)
+    builder = ScanBuilder()
+    builder.rescan_budget = 10**9
+    scan_bash(line, (str(proj),), builder, PathResolver(str(proj), builder), 0)
+    assert 10**9 - builder.rescan_budget <= 16 * len(line)
+
+
+def test_rescan_budget_stops_nested_scans_and_says_why() -> None:
+    from shellpilot.shell.scan_result import ScanBuilder
+
+    builder = ScanBuilder()
+    builder.rescan_budget = 10
+    assert builder.rescan("echo hi") and not builder.rescan("echo hi")
+    assert not builder.rescan("x")  # spent for good
+    assert builder.build().reasons == ["too much nested command text to analyse"]

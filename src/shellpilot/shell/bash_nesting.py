@@ -82,7 +82,7 @@ class BashNesting(BashWords):
             self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
             return
         script = command_string(name, args, self.builder, self.resolver, cwds)
-        if script is None:
+        if script is None or not self.builder.rescan(script):
             return
         if name.startswith("cmd"):
             from shellpilot.shell.cmdline import scan_cmd

@@ -14,7 +14,14 @@ from shellpilot.shell.parse import POSIX_SHELLS, POWERSHELLS
 from shellpilot.shell.scan_bash import scan_bash
 from shellpilot.shell.scan_paths import PathResolver
 from shellpilot.shell.scan_powershell import scan_powershell
-from shellpilot.shell.scan_result import MAX_DEPTH, MAX_NESTING, Scan, ScanBuilder, ScannedCommand
+from shellpilot.shell.scan_result import (
+    MAX_DEPTH,
+    MAX_NESTING,
+    RESCAN_FACTOR,
+    Scan,
+    ScanBuilder,
+    ScannedCommand,
+)
 
 __all__ = ["MAX_DEPTH", "MAX_NESTING", "Scan", "ScanBuilder", "ScannedCommand", "scan", "shell_kind"]
 
@@ -89,7 +96,8 @@ def scan(
     PowerShell variables), relative paths after `cd` to a dynamic place (`cd "$X"`,
     `cd -`, `popd` without `pushd`), `bash -c`/`eval`/`trap`/`su -c`/`watch`/`pwsh -c`/
     `iex` with a non-literal string or nested over `MAX_DEPTH`, statements nested over
-    `MAX_NESTING` levels (`$(..)` in `$(..)`, subshells, groups), scripts from stdin
+    `MAX_NESTING` levels (`$(..)` in `$(..)`, subshells, groups), nested command text over
+    `RESCAN_FACTOR` times the line's length, scripts from stdin
     (`curl .. | sh`), `env -S`, `pwsh -EncodedCommand`, `xargs` feeding a file command,
     `find -exec` without its terminator, syntax errors, unknown grammar nodes, a line with
     no command (only comments), and any other shell than bash/PowerShell/cmd.
@@ -118,6 +126,7 @@ def scan(
     else:
         project, start = placed
     builder = ScanBuilder()
+    builder.rescan_budget = RESCAN_FACTOR * len(command) + 65536
     resolver = PathResolver(project, builder)
     if not resolver.inside(start):
         builder.outside(start)

@@ -205,11 +205,13 @@ class _BashScanner(BashNesting):
         """
         text = self.text if self.text is not None else self.data.decode("latin-1")
         visited = self.visited
+        inside = -1  # end of the last body scanned: the openers within it are scanned there
         for opener in live_openers(text):
-            if opener.start in visited:
+            if opener.start in visited or opener.start < inside:
                 continue
             visited.add(opener.start)
             end = opener.end if opener.end >= 0 else len(self.data)
+            inside = end
             body = self.slice(opener.body, end)
             self.builder.unknown(f"substitution {opener.kind}{_clip(body)} hidden from the parser")
             if opener.kind == "`":
@@ -642,6 +644,8 @@ class _BashScanner(BashNesting):
     def nest(self, source: str, cwds: Cwds, what: str) -> None:
         if self.depth + 1 > MAX_DEPTH:
             self.builder.unknown(f"{what} nested deeper than {MAX_DEPTH} levels")
+            return
+        if not self.builder.rescan(source):
             return
         _BashScanner(source, self.builder, self.resolver, self.depth + 1).run(cwds)
 

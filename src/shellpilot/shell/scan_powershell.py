@@ -215,9 +215,9 @@ class _PowerShellScanner:
         if self.depth + 1 > MAX_DEPTH:
             self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
             return
-        _PowerShellScanner(
-            " ".join(w.value for w in strings), self.builder, self.resolver, self.depth + 1
-        ).run(cwds)
+        script = " ".join(w.value for w in strings)
+        if self.builder.rescan(script):
+            _PowerShellScanner(script, self.builder, self.resolver, self.depth + 1).run(cwds)
 
     def shell(self, name: str, args: list[Word], cwds: Cwds) -> None:
         """bash/sh `-c STR`, `cmd /c STR`, `pwsh -Command STR` run from PowerShell."""
@@ -230,7 +230,7 @@ class _PowerShellScanner:
             from shellpilot.shell.shell_strings import command_string
 
             script = command_string(name, args, self.builder, self.resolver, cwds)
-            if script is None:
+            if script is None or not self.builder.rescan(script):
                 return
             if name == "cmd":
                 from shellpilot.shell.cmdline import scan_cmd
@@ -244,7 +244,7 @@ class _PowerShellScanner:
                 rest = args[i + 1 : i + 2]
                 if not rest or rest[0].dynamic:
                     self.builder.unknown(f"{name} -c runs a dynamic string")
-                else:
+                elif self.builder.rescan(rest[0].value):
                     scan_bash(rest[0].value, cwds, self.builder, self.resolver, self.depth + 1)
                 return
         if args:

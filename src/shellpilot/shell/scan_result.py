@@ -13,6 +13,12 @@ from shellpilot.permission.arity import prefix_text as arity_text
 MAX_DEPTH = 8
 """How deep `bash -c` / `eval` strings are re-parsed before giving up."""
 
+RESCAN_FACTOR = 8
+"""Command text re-scanned for one scan (`bash -c` strings, eval, hidden substitutions,
+PowerShell script blocks) may total this many times the command's length (plus 64 KiB)
+before further nested text is left unscanned and the scan is `unknown`: nesting must not
+multiply the work (a 643-character line of nested `"$(eval "..` once took 14,000 re-scans)."""
+
 MAX_NESTING = 64
 """How deep statements may nest (`$(..)` in `$(..)`, subshells, groups, bodies), counted
 over all the nested scanners of one scan, before the rest is left unscanned and the scan
@@ -116,7 +122,17 @@ class Scan(Record):
 class ScanBuilder:
     """Accumulates one scan's results in order, de-duplicated (dict keys as ordered sets)."""
 
-    __slots__ = ("_always", "_dirs", "_patterns", "_reasons", "_writes", "commands", "nesting", "seen")
+    __slots__ = (
+        "_always",
+        "_dirs",
+        "_patterns",
+        "_reasons",
+        "_writes",
+        "commands",
+        "nesting",
+        "rescan_budget",
+        "seen",
+    )
 
     def __init__(self) -> None:
         self._patterns: dict[str, None] = {}
@@ -128,6 +144,8 @@ class ScanBuilder:
         self.seen = False
         # How deep the walk is right now, over all nested scanners (see MAX_NESTING).
         self.nesting = 0
+        # Characters of nested command text still allowed (see RESCAN_FACTOR; set by scan()).
+        self.rescan_budget = 65536
 
     def command(
         self,
@@ -151,6 +169,16 @@ class ScanBuilder:
         if prefix_text:
             self._always[prefix_text + " " + always] = None
         self.commands.append(ScannedCommand(text, argv, always, dynamic, wrappers))
+
+    def rescan(self, text: str) -> bool:
+        """Whether nested command `text` may be scanned: spends its length from the budget;
+        when it is spent, records why (once) and returns False (see RESCAN_FACTOR)."""
+        if len(text) > self.rescan_budget:
+            self.rescan_budget = -1
+            self.unknown("too much nested command text to analyse")
+            return False
+        self.rescan_budget -= len(text)
+        return True
 
     def outside(self, path: str) -> None:
         """Record an absolute directory outside the project."""
