@@ -476,3 +476,15 @@ def test_rescan_budget_stops_nested_scans_and_says_why() -> None:
     assert builder.rescan("echo hi") and not builder.rescan("echo hi")
     assert not builder.rescan("x")  # spent for good
     assert builder.build().reasons == ["too much nested command text to analyse"]
+
+
+def test_a_command_too_costly_to_parse_is_unknown(proj: Path) -> None:
+    # tree-sitter-bash needs ~1 GB for this 60 KB line; the probe child gives up instead.
+    result = run(proj, "cat | " * 10000 + "rm -rf /")
+    assert result.unknown and result.reasons == ["a 60,008-byte command too costly to parse"]
+
+
+def test_a_long_but_plain_command_is_still_scanned(proj: Path) -> None:
+    result = run(proj, "cat > notes.txt <<EOF\n" + "print(1)\n" * 5000 + "EOF\nrm /etc/x")
+    assert not result.unknown or "too costly" not in " ".join(result.reasons)
+    assert "/etc" in result.dirs and "rm /etc/x" in result.patterns

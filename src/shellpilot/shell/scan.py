@@ -97,7 +97,8 @@ def scan(
     `cd -`, `popd` without `pushd`), `bash -c`/`eval`/`trap`/`su -c`/`watch`/`pwsh -c`/
     `iex` with a non-literal string or nested over `MAX_DEPTH`, statements nested over
     `MAX_NESTING` levels (`$(..)` in `$(..)`, subshells, groups), nested command text over
-    `RESCAN_FACTOR` times the line's length, scripts from stdin
+    `RESCAN_FACTOR` times the line's length, a line over 16 KB that tree-sitter cannot
+    parse within 2 s and 512 MB (parse.parse_bounded), scripts from stdin
     (`curl .. | sh`), `env -S`, `pwsh -EncodedCommand`, `xargs` feeding a file command,
     `find -exec` without its terminator, syntax errors, unknown grammar nodes, a line with
     no command (only comments), and any other shell than bash/PowerShell/cmd.
