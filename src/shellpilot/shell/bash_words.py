@@ -7,7 +7,7 @@ dynamic parts). Must not touch: statements, paths or results (scan_bash.py does 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from shellpilot.shell.words import Word
@@ -72,7 +72,7 @@ class BashWords:
 
     __slots__ = ()
     text: str | None
-    kinds: Mapping[int, str]
+    kinds: dict[int, str]
 
     def slice(self, start: int, end: int) -> str:
         raise NotImplementedError

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Literal
 
@@ -36,7 +35,7 @@ class _Loaded:
         language = parser.language
         assert language is not None
         ids = [*range(language.node_kind_count), *_ERROR_IDS]
-        self.kinds: Mapping[int, str] = {i: sys.intern(language.node_kind_for_id(i) or "") for i in ids}
+        self.kinds: dict[int, str] = {i: sys.intern(language.node_kind_for_id(i) or "") for i in ids}
         self.query: Query | None = None
 
 
@@ -56,12 +55,13 @@ def _loaded(grammar: Grammar) -> _Loaded:
     return _Loaded(Parser(language))
 
 
-def kind_names(grammar: Grammar) -> Mapping[int, str]:
+def kind_names(grammar: Grammar) -> dict[int, str]:
     """`Node.kind_id` -> the name `Node.type` gives, for every kind `grammar` can produce.
 
     `node.type` builds a new str on every access; looking the id up here returns one
     interned str per kind, so comparisons and set lookups on it are cheap (the scanner
-    reads every node's kind). Loads the grammar on first use, like `parse`.
+    reads every node's kind). Loads the grammar on first use, like `parse`. A plain dict
+    (the compiled scanner looks it up faster than a Mapping): never modify it.
     """
     return _loaded(grammar).kinds
 
