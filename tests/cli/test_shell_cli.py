@@ -325,3 +325,17 @@ def test_a_refused_configured_shell_is_named_in_a_warning(
     plain = tmp_path / "plain"
     plain.mkdir()
     assert "warning" not in _sp("shell", "true", cwd=plain).stderr
+
+
+def test_a_command_that_is_not_utf8_is_refused_before_anything(tmp_path: Path) -> None:
+    # argv bytes that are not UTF-8 reach Python as surrogates; a session records text.
+    out = subprocess.run(
+        [sys.executable, "-m", "shellpilot", "shell", b"touch ran \xff"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2 and "not valid UTF-8 (byte 0xff" in out.stderr
+    assert not (tmp_path / "ran").exists()
+    assert "Traceback" not in out.stderr

@@ -25,6 +25,8 @@ from shellpilot.provider.base import (
         ('{"a": 1}', {"a": 1}, None),
         ("[1, 2]", {}, "must be a JSON object, got list"),
         ('{"a": ', {}, "not valid JSON"),
+        ('{"command": "echo \\udcff"}', {}, "unpaired surrogates"),  # cannot be stored as UTF-8
+        ('{"command": "echo \\ud83d\\ude00"}', {"command": "echo \U0001f600"}, None),  # a pair is fine
     ],
 )
 def test_parse_arguments(raw: str, arguments: dict[str, Any], error: str | None) -> None:

@@ -177,6 +177,15 @@ def run_shell(
         raise InvalidTimeout(timeout)
     if not command.strip():
         raise UsageError("The command is empty: give the shell command to run.")
+    try:
+        command.encode("utf-8")
+    except UnicodeEncodeError as err:  # argv bytes that are not UTF-8 arrive as surrogates
+        byte = ord(command[err.start]) - 0xDC00
+        raise UsageError(
+            f"The command is not valid UTF-8 (byte 0x{byte:02x} at character {err.start}); "
+            "sessions record commands as text. Let the shell make the byte instead, "
+            "e.g. printf '\\xff'."
+        ) from None
     with open_context(directory=directory, data_dir=data_dir, trust=trust) as ctx:
         ignored = untrusted_warning(ctx.loaded)
         if ignored is not None:

@@ -176,15 +176,24 @@ class Provider(Protocol):
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
-    """Parse a tool call's raw JSON arguments -> (object, error). Empty text is ``{}``."""
+    """Parse a tool call's raw JSON arguments -> (object, error). Empty text is ``{}``.
+
+    Arguments holding unpaired UTF-16 surrogates (JSON such as ``"\\udcff"``) are an error
+    for the model to fix: no text with them can be stored or run as UTF-8.
+    """
     if not raw.strip():
         return {}, None
+    shown = raw[:200].encode("utf-8", "replace").decode("utf-8")
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
-        return {}, f"The tool call arguments are not valid JSON ({exc.msg} at char {exc.pos}): {raw[:200]}"
+        return {}, f"The tool call arguments are not valid JSON ({exc.msg} at char {exc.pos}): {shown}"
     if not isinstance(value, dict):
-        return {}, f"The tool call arguments must be a JSON object, got {type(value).__name__}: {raw[:200]}"
+        return {}, f"The tool call arguments must be a JSON object, got {type(value).__name__}: {shown}"
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return {}, f"The tool call arguments hold unpaired surrogates (\\udXXX), not valid text: {shown}"
     return value, None
 
 
