@@ -32,10 +32,27 @@ def compiled_sources() -> list[str]:
     raise LookupError("COMPILED not found in src/shellpilot/_compiled.py")
 
 
+BUILDING = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
+"""setup.py commands that build extensions (pip runs setup.py three times per install)."""
+
+
+def remove_compiled() -> None:
+    """Delete compiled scanner modules an earlier editable install left beside the sources,
+    so that a pure-Python install runs the .py files."""
+    for source in compiled_sources():
+        for built in Path(source).parent.glob(Path(source).stem + ".*.so"):
+            built.unlink()
+    for group in Path("src").glob("shellpilot_scanner__mypyc.*.so"):
+        group.unlink()
+
+
 def extensions() -> list[Extension]:
     """The mypyc extensions for COMPILED, or [] when they cannot or should not be built."""
     if os.environ.get("SHELLPILOT_PURE_PYTHON") == "1":
+        remove_compiled()
         return []
+    if not BUILDING.intersection(sys.argv[1:]):
+        return []  # pip's metadata steps (egg_info, dist_info): no need to run mypyc for them
     try:
         from mypyc.build import mypycify
 

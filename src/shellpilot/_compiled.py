@@ -107,8 +107,9 @@ def choose_build(package_dir: str) -> None:
         names = ", ".join(os.path.relpath(path) for path in stale[:3]) + (", ..." if len(stale) > 3 else "")
         print(
             f"shellpilot: {names} changed after the scanner was compiled; running the .py "
-            f"sources (slower). Reinstall (pip install -e .) to compile them again, or set "
-            f"{PURE_ENV}=1 to always run the sources.",
+            f"sources (slower). Reinstall (pip install -e .) to compile them again (pip "
+            f"install -v -e . shows why, if that fails), or set {PURE_ENV}=1 to always run "
+            f"the sources.",
             file=sys.stderr,
         )
 
