@@ -324,7 +324,9 @@ class _BashScanner(BashNesting):
             lists.append(first)
             first = first.children[0]
         out = self.stmt(first, cwds)
-        for current in reversed(lists):
+        # (an index loop: mypyc 2.4 fails on reversed() over a list of untyped nodes)
+        for i in range(len(lists) - 1, -1, -1):
+            current = lists[i]
             left = right = out
             for child in current.children[1:]:
                 if child.is_named:
