@@ -78,13 +78,14 @@ def parse(source: bytes, grammar: Grammar) -> Tree:
 
 
 PARSE_SECONDS = 2.0
-"""Longest the parse of a long source may take (see `parse_bounded`)."""
+"""Longest the parse of a long source may take (see `parse_probed`)."""
 
 PARSE_MEMORY = 512 * 1024 * 1024
 """Most address space (bytes) the probe parse of a long source may use."""
 
-_BOUNDED_FROM = 16384
-"""Sources up to this many bytes are parsed directly (all but rare, huge commands)."""
+PROBE_FROM = 16384
+"""Sources over this many bytes are parsed by `parse_probed` (rare, huge commands); the
+scanners parse shorter ones directly with `parse`."""
 
 # The probe: parse stdin with limits; exit 0 only if tree-sitter finished. It imports
 # only tree-sitter (not shellpilot, whose start-up costs ~0.3 s).
@@ -97,18 +98,15 @@ Parser(Language(grammar.language())).parse(sys.stdin.buffer.read())
 """
 
 
-def parse_bounded(source: bytes, grammar: Grammar) -> Tree | None:
+def parse_probed(source: bytes, grammar: Grammar) -> Tree | None:
     """`parse`, or None when parsing `source` would take too long or too much memory.
 
     tree-sitter-bash is quadratic in time and memory on some shapes: 10,000 `cat |`
     before `rm -rf /` (60 KB) took 3 s and 1 GB here, 20,000 took 3 GB, and its
-    progress callback does not stop it in time. So a source over `_BOUNDED_FROM` bytes is
-    first parsed by a child process under `PARSE_SECONDS` and `PARSE_MEMORY` (about
-    50 ms more for such a rare command); only if that finishes is it parsed here.
-    Short sources go straight to `parse` (the scanner's hot path).
+    progress callback does not stop it in time. So the source is first parsed by a child
+    process under `PARSE_SECONDS` and `PARSE_MEMORY` (about 50 ms more); only if that
+    finishes is it parsed here. For sources over `PROBE_FROM` bytes.
     """
-    if len(source) <= _BOUNDED_FROM:
-        return parse(source, grammar)
     import subprocess
 
     try:

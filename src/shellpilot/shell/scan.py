@@ -98,7 +98,7 @@ def scan(
     `iex` with a non-literal string or nested over `MAX_DEPTH`, statements nested over
     `MAX_NESTING` levels (`$(..)` in `$(..)`, subshells, groups), nested command text over
     `RESCAN_FACTOR` times the line's length, a line over 16 KB that tree-sitter cannot
-    parse within 2 s and 512 MB (parse.parse_bounded), scripts from stdin
+    parse within 2 s and 512 MB (parse.parse_probed), scripts from stdin
     (`curl .. | sh`), `env -S`, `pwsh -EncodedCommand`, `xargs` feeding a file command,
     `find -exec` without its terminator, syntax errors, unknown grammar nodes, a line with
     no command (only comments), and any other shell than bash/PowerShell/cmd.
@@ -116,7 +116,12 @@ def scan(
     # (callers pass Paths or strs; os.fspath on a Path costs two Python-level calls)
     project_text = project_dir if isinstance(project_dir, str) else os.fspath(project_dir)
     cwd_text = cwd if isinstance(cwd, str) else os.fspath(cwd)
-    if not all(isinstance(value, str) for value in (command, shell, project_text, cwd_text)):
+    if not (
+        isinstance(command, str)
+        and isinstance(shell, str)
+        and isinstance(project_text, str)
+        and isinstance(cwd_text, str)
+    ):
         # The same error from both builds (the compiled one checks `command: str` itself).
         kinds = ", ".join(type(v).__name__ for v in (command, shell, project_text, cwd_text))
         raise TypeError(f"scan() takes str command and shell, str or PathLike[str] paths; got {kinds}")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from shellpilot.shell.bash_nesting import NO_STDIN, BashNesting
 from shellpilot.shell.bash_openers import live_openers
 from shellpilot.shell.brace_expansion import MAX_WORDS, brace_words
-from shellpilot.shell.parse import POSIX_SHELLS, kind_names, parse_bounded, substitutions
+from shellpilot.shell.parse import POSIX_SHELLS, PROBE_FROM, kind_names, parse, parse_probed, substitutions
 from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
 from shellpilot.shell.scan_result import MAX_DEPTH, MAX_NESTING, ScanBuilder
 from shellpilot.shell.scan_writes import WRITERS, git_writes, written
@@ -176,7 +176,8 @@ class _BashScanner(BashNesting):
         return self.data[start:end].decode("utf-8", "replace")
 
     def run(self, cwds: Cwds) -> Cwds:
-        tree = parse_bounded(self.data, "bash")
+        data = self.data
+        tree = parse(data, "bash") if len(data) <= PROBE_FROM else parse_probed(data, "bash")
         if tree is None:
             self.builder.unknown(f"a {len(self.data):,}-byte command too costly to parse")
             self.builder.seen = True  # (not "no command found": it was not looked at)

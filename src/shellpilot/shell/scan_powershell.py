@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shellpilot.shell.parse import parse_bounded
+from shellpilot.shell.parse import PROBE_FROM, parse, parse_probed
 from shellpilot.shell.scan_paths import PathResolver
 from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
 from shellpilot.shell.words import Word
@@ -118,7 +118,8 @@ class _PowerShellScanner:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def run(self, cwds: Cwds) -> None:
-        tree = parse_bounded(self.data, "powershell")
+        data = self.data
+        tree = parse(data, "powershell") if len(data) <= PROBE_FROM else parse_probed(data, "powershell")
         if tree is None:
             self.builder.unknown(f"a {len(self.data):,}-byte PowerShell command too costly to parse")
             self.builder.seen = True  # (not "no command found": it was not looked at)
