@@ -115,9 +115,17 @@ def choose_build(package_dir: str) -> None:
 
 
 def scanner_build() -> str:
-    """`"compiled"` when the scanner loaded (or would load) from a mypyc build, else `"python"`."""
-    import importlib.util
+    """`"compiled"` when the scanner runs (or will run) from a mypyc build, else `"python"`.
 
-    spec = importlib.util.find_spec("shellpilot.shell.scan_bash")
-    origin = spec.origin if spec is not None else None
-    return "python" if origin is None or origin.endswith(".py") else "compiled"
+    Imports nothing (`--version` uses it): looks at the loaded module, else at the files.
+    """
+    module = sys.modules.get("shellpilot.shell.scan_bash")
+    if module is not None:
+        origin = getattr(module, "__file__", None) or ""
+    elif any(isinstance(finder, _SourcesFirst) for finder in sys.meta_path):
+        origin = "scan_bash.py"
+    else:
+        stem = os.path.join(os.path.dirname(__file__), "shell", "scan_bash")
+        suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+        origin = stem + suffix if os.path.exists(stem + suffix) else stem + ".py"
+    return "python" if origin.endswith(".py") else "compiled"
