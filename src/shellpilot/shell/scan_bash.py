@@ -430,13 +430,12 @@ class _BashScanner(BashNesting):
         for child in node.children:
             kind = kinds[child.kind_id]
             if kind == "command_name":
-                inner = child.children
-                if len(inner) != 1:
+                if child.child_count != 1:
                     word = self.container(child, cwds)
                     words.append(word)
                     dynamic = dynamic or word.dynamic
                     continue
-                child = inner[0]
+                child = child.child(0)  # (no list of children built for one)
                 kind = kinds[child.kind_id]
             elif kind != "word" and kind != "number":
                 if kind in _REDIRECTS:
