@@ -543,3 +543,67 @@ def test_tool_output_folder_is_readable(tree: Path, tmp_path: Path) -> None:
     git = f"git diff {spill} README.md"
     assert not is_read_only(shlex.split(git), cwd=tree, project_dir=tree, text=git, readable=roots)
     assert not is_read_only(["ls"], cwd=spill_dir, project_dir=tree, readable=roots)
+
+
+def _git_init(folder: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
+
+
+def test_git_is_read_only_in_a_repository_with_a_plain_config(tree: Path) -> None:
+    _git_init(tree)
+    assert is_read_only(["git", "status"], cwd=tree, project_dir=tree)
+    assert is_read_only(["git", "log", "--oneline", "-5"], cwd=tree / "src", project_dir=tree)
+
+
+def test_a_repository_config_that_runs_a_program_makes_git_ask(tree: Path) -> None:
+    """Why: a project's own .git/config (an unpacked archive, a prepared folder) can make
+    `git status` run a program: core.fsmonitor runs here before git reads the index."""
+    import subprocess
+
+    _git_init(tree)
+    hook = tree / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {tree / 'RAN'}\n")
+    hook.chmod(0o755)
+    with (tree / ".git" / "config").open("a") as config:
+        config.write(f"[core]\n\tfsmonitor = {hook}\n")
+    subprocess.run(["git", "add", "README.md"], cwd=tree, check=True, capture_output=True)
+    subprocess.run(["git", "status", "--short"], cwd=tree, capture_output=True, check=False)
+    assert (tree / "RAN").exists()  # git really ran it
+    assert not is_read_only(["git", "status"], cwd=tree, project_dir=tree)
+    assert not is_read_only(["git", "diff"], cwd=tree / "src", project_dir=tree)
+    assert is_read_only(["ls"], cwd=tree, project_dir=tree)  # only git is concerned
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "[pager]\n\tlog = less -X\n",
+        '[filter "x"]\n\tclean = ./c\n',
+        '[diff "x"]\n\ttextconv = ./t\n',
+        "[diff]\n\texternal = ./d\n",
+        "[gpg]\n\tprogram = ./g\n",
+        "[include]\n\tpath = ../other\n",
+        "[core]\n\tPager = ./p\n",
+    ],
+)
+def test_other_program_settings_in_a_repository_config_make_git_ask(tree: Path, config: str) -> None:
+    _git_init(tree)
+    with (tree / ".git" / "config").open("a") as handle:
+        handle.write(config)
+    assert not is_read_only(["git", "log"], cwd=tree, project_dir=tree)
+
+
+def test_a_worktree_file_and_git_dash_c_are_followed(tree: Path, tmp_path: Path) -> None:
+    real = tmp_path / "elsewhere.git"
+    real.mkdir()
+    (real / "config").write_text("[core]\n\tfsmonitor = ./x\n")
+    (tree / ".git").write_text(f"gitdir: {real}\n")
+    assert not is_read_only(["git", "status"], cwd=tree, project_dir=tree)
+    (tree / ".git").unlink()
+    nested = tree / "src"
+    _git_init(nested)
+    with (nested / ".git" / "config").open("a") as handle:
+        handle.write("[core]\n\tpager = ./p\n")
+    assert not is_read_only(["git", "-C", "src", "log"], cwd=tree, project_dir=tree)

@@ -321,8 +321,19 @@ _GREP_FOLLOWS = ("-R", "--dereference-recursive")
 
 
 def _git(args: list[str], where: _Where) -> bool:
+    """Read-only git: the argv (gitargs.py), and a repository whose own config runs no
+    program (gitconfig.py: a cloned repo's `core.fsmonitor` would run on `git status`)."""
     from shellpilot.permission.gitargs import is_read_only_git
+    from shellpilot.permission.gitconfig import repo_config_runs_programs
 
+    folder = where.cwd or where.project or Path.cwd()
+    places = [folder]
+    for i, arg in enumerate(args[:-1]):
+        if arg == "-C":  # git -C dir: that directory's repository (checked by any -C, wherever)
+            folder = folder / args[i + 1]
+            places.append(folder)
+    if any(repo_config_runs_programs(place) for place in places):
+        return False
     return is_read_only_git(args, where.in_project)
 
 
