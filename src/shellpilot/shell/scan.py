@@ -17,7 +17,6 @@ from shellpilot.shell.scan_powershell import scan_powershell
 from shellpilot.shell.scan_result import (
     MAX_DEPTH,
     MAX_NESTING,
-    RESCAN_FACTOR,
     Scan,
     ScanBuilder,
     ScannedCommand,
@@ -131,8 +130,7 @@ def scan(
         start = _normalised(cwd_text, project)
     else:
         project, start = placed
-    builder = ScanBuilder()
-    builder.rescan_budget = RESCAN_FACTOR * len(command) + 65536
+    builder = ScanBuilder(len(command))
     resolver = PathResolver(project, builder)
     if not resolver.inside(start):
         builder.outside(start)

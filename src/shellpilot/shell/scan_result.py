@@ -15,9 +15,12 @@ MAX_DEPTH = 8
 
 RESCAN_FACTOR = 8
 """Command text re-scanned for one scan (`bash -c` strings, eval, hidden substitutions,
-PowerShell script blocks) may total this many times the command's length (plus 64 KiB)
-before further nested text is left unscanned and the scan is `unknown`: nesting must not
+PowerShell script blocks) may total this many times the command's length (plus
+`RESCAN_SLACK`) before further nested text is left unscanned and the scan is `unknown`: nesting must not
 multiply the work (a 643-character line of nested `"$(eval "..` once took 14,000 re-scans)."""
+
+RESCAN_SLACK = 65536
+"""Characters of nested text always allowed, however short the line (see RESCAN_FACTOR)."""
 
 MAX_NESTING = 64
 """How deep statements may nest (`$(..)` in `$(..)`, subshells, groups, bodies), counted
@@ -134,7 +137,8 @@ class ScanBuilder:
         "seen",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, source_length: int = 0) -> None:
+        """`source_length`: characters of the scanned line, which sets the rescan budget."""
         self._patterns: dict[str, None] = {}
         self._always: dict[str, None] = {}
         self._dirs: dict[str, None] = {}
@@ -144,8 +148,8 @@ class ScanBuilder:
         self.seen = False
         # How deep the walk is right now, over all nested scanners (see MAX_NESTING).
         self.nesting = 0
-        # Characters of nested command text still allowed (see RESCAN_FACTOR; set by scan()).
-        self.rescan_budget = 65536
+        # Characters of nested command text still allowed (see RESCAN_FACTOR).
+        self.rescan_budget = RESCAN_FACTOR * source_length + RESCAN_SLACK
 
     def command(
         self,
