@@ -131,8 +131,14 @@ def _sub_parse(sub: str, args: list[str]) -> Parsed | None:
     return None
 
 
-def is_read_only_git(args: list[str], inside: Inside) -> bool:
+def is_read_only_git(
+    args: list[str], inside: Inside, plain_repo: Callable[[list[str]], bool] | None = None
+) -> bool:
     """True when ``git <args>`` only reads the repository (``args`` excludes ``git``).
+
+    ``plain_repo(dirs)``, when given, is asked with the global ``-C`` directories (in
+    order, each relative to the one before) whether the repository git will use has a
+    config that runs no program (readonly.py, gitconfig.py).
 
     ``inside(path)`` says whether a path stays in the project (symlinks resolved); it
     bounds ``-C`` directories and every operand, revisions included (``HEAD~1`` reads as
@@ -159,7 +165,7 @@ def is_read_only_git(args: list[str], inside: Inside) -> bool:
             return False
         else:
             break
-    if i >= len(args):
+    if i >= len(args) or (plain_repo is not None and not plain_repo(dirs)):
         return False
     parsed = _sub_parse(args[i], args[i + 1 :])
     if parsed is None:

@@ -326,15 +326,15 @@ def _git(args: list[str], where: _Where) -> bool:
     from shellpilot.permission.gitargs import is_read_only_git
     from shellpilot.permission.gitconfig import repo_config_runs_programs
 
-    folder = where.cwd or where.project or Path.cwd()
-    places = [folder]
-    for i, arg in enumerate(args[:-1]):
-        if arg == "-C":  # git -C dir: that directory's repository (checked by any -C, wherever)
-            folder = folder / args[i + 1]
+    def plain_repo(dirs: list[str]) -> bool:
+        folder = where.cwd or where.project or Path.cwd()
+        places = [folder]
+        for directory in dirs:  # git -C a -C b: each relative to the one before
+            folder = folder / directory
             places.append(folder)
-    if any(repo_config_runs_programs(place) for place in places):
-        return False
-    return is_read_only_git(args, where.in_project)
+        return not any(repo_config_runs_programs(place) for place in places)
+
+    return is_read_only_git(args, where.in_project, plain_repo)
 
 
 _JUDGES: dict[str, Judge] = {
