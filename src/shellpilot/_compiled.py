@@ -72,6 +72,12 @@ def prefer_sources() -> None:
         sys.meta_path.insert(0, _SourcesFirst())
 
 
+def _stem(package_dir: str, module: str) -> str:
+    """The path of `module` without its suffix (`.py`, or the compiled module's
+    `importlib.machinery.EXTENSION_SUFFIXES[0]`), for the package in `package_dir`."""
+    return os.path.join(os.path.dirname(package_dir), *module.split("."))
+
+
 def stale_sources(package_dir: str) -> list[str]:
     """The sources of `COMPILED` edited after their compiled module was built.
 
@@ -79,10 +85,9 @@ def stale_sources(package_dir: str) -> list[str]:
     not compiled there. About 20 stat calls: cheap enough for every start-up.
     """
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    base = os.path.dirname(package_dir)
     stale = []
     for name in COMPILED:
-        stem = os.path.join(base, *name.split("."))
+        stem = _stem(package_dir, name)
         try:
             built = os.stat(stem + suffix).st_mtime
         except OSError:
@@ -125,7 +130,7 @@ def scanner_build() -> str:
     elif any(isinstance(finder, _SourcesFirst) for finder in sys.meta_path):
         origin = "scan_bash.py"
     else:
-        stem = os.path.join(os.path.dirname(__file__), "shell", "scan_bash")
+        stem = _stem(os.path.dirname(__file__), "shellpilot.shell.scan_bash")
         suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
         origin = stem + suffix if os.path.exists(stem + suffix) else stem + ".py"
     return "python" if origin.endswith(".py") else "compiled"
