@@ -7,6 +7,7 @@ Must not touch: shells, terminals or HTTP; UIs answer through ``reply`` and bus 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -76,7 +77,8 @@ def unanalysed_rules(rules: Sequence[Rule]) -> list[Rule]:
 _MAX_EMBEDDED = 2000
 """Most places `embedded_deny` tries in one text; past that the text counts as denied."""
 
-_SEPARATORS = ";&|()`\n"
+_SEPARATOR = re.compile(r"[;&|()`\n]")
+"""Where an embedded command's own text ends (the next operator or line)."""
 
 
 def _boundary(text: str, pos: int) -> bool:
@@ -121,7 +123,8 @@ def embedded_deny(permission: str, text: str, rules: Sequence[Rule]) -> str | No
                 if tried > _MAX_EMBEDDED:
                     return text
                 rest = text[pos:]
-                cut = min((i for i in (rest.find(c) for c in _SEPARATORS) if i > 0), default=len(rest))
+                end = _SEPARATOR.search(rest, 1)
+                cut = end.start() if end else len(rest)
                 for candidate in dict.fromkeys((rest[:cut].rstrip(), rest)):
                     if evaluate(permission, candidate, rules).action == "deny":
                         return candidate
