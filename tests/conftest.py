@@ -4,28 +4,15 @@ Every test also runs with ``SHELLPILOT_TRUST_PROJECT=1`` (monkeypatch.setenv, so
 subprocesses inherit it): many tests write permission rules and MCP servers into PROJECT
 config files, which an untrusted project would have dropped (config/trust.py). Tests of
 the trust gate itself ``monkeypatch.delenv("SHELLPILOT_TRUST_PROJECT")``.
-
-The header says which scanner build runs (compiled by mypyc, or the .py sources: see
-shellpilot/_compiled.py).
 """
 
 from __future__ import annotations
 
-import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-import shellpilot
-from shellpilot._compiled import scanner_build, stale_sources
-
-
-def pytest_report_header(config: pytest.Config) -> str:
-    stale = stale_sources(os.path.dirname(shellpilot.__file__))
-    note = f" (compiled modules older than {len(stale)} sources: reinstall to compile)" if stale else ""
-    return f"shellpilot scanner: {scanner_build()}{note}"
 
 
 @pytest.fixture(autouse=True)

@@ -8,13 +8,6 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-# The build (compiled scanner or .py sources) is chosen before any other submodule loads,
-# so the imports below come after the call.
-# ruff: noqa: E402
-from shellpilot._compiled import choose_build
-
-choose_build(__path__[0])
-
 from shellpilot.bus import Bus, Event
 from shellpilot.config import Config
 from shellpilot.errors import (

@@ -26,9 +26,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from shellpilot._compiled import scanner_build
-
-        typer.echo(f"shellpilot {__version__} (scanner: {scanner_build()})")
+        typer.echo(f"shellpilot {__version__}")
         raise typer.Exit()
 
 
