@@ -1,6 +1,6 @@
 """Benchmark: the command scanner against bare tree-sitter parsing over a corpus.
 
-Owns: timing `shellpilot.shell.scan` on benchmarks/data/commands.jsonl (one JSON string
+Owns: timing `shellpilot.scanner.scan` on benchmarks/data/commands.jsonl (one JSON string
 per line). Must not touch: anything but reading the corpus; prints figures, asserts nothing.
 
 Run: .venv/bin/python benchmarks/scan.py [--rounds N] [--profile]
@@ -22,8 +22,9 @@ import time
 from pathlib import Path
 
 from shellpilot._compiled import scanner_build
-from shellpilot.shell.parse import parse
-from shellpilot.shell.scan import scan
+
+from shellpilot.scanner.parse import parse
+from shellpilot.scanner.scan import scan
 
 CORPUS = Path(__file__).parent / "data" / "commands.jsonl"
 

@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 
 from shellpilot.config import Config
-from shellpilot.shell.detect import detect_shell
-from shellpilot.shell.runner import run
+from shellpilot.process.detect import detect_shell
+from shellpilot.process.runner import run
 from shellpilot.tool import ToolContext, allow_all
 from shellpilot.tool.shell import ShellParams, ShellTool
 

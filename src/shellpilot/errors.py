@@ -2,7 +2,7 @@
 
 Owns: the error classes, their user-facing messages and CLI exit codes.
 Must not touch: anything else; SDK, sqlite3 and OS errors are translated into these at
-the boundary that meets them (provider/, storage/, shell/runner.py).
+the boundary that meets them (provider/, storage/, process/runner.py).
 
     ShellpilotError                      exit 1
     +-- ConfigError                      exit 2   (path, line)

@@ -78,7 +78,7 @@ def test_rejection_notice_names_the_flags_and_what_was_refused() -> None:
 
 def _scanned(command: str) -> PermissionRequest:
     """The request the bash tool makes for ``command``, asking only what rules leave open."""
-    from shellpilot.shell.scan import scan
+    from shellpilot.scanner.scan import scan
 
     found = scan(command, cwd=Path("/p"), project_dir=Path("/p"))
     patterns, always = list(found.patterns), list(found.always)

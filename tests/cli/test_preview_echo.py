@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 from shellpilot.cli.preview_echo import SKIPPED, PreviewEcho
-from shellpilot.shell.output import OutputBuffer, OutputLimits
-from shellpilot.shell.text import CUT_PREFIX, PREVIEW_CHARS, preview_text
+from shellpilot.process.output import OutputBuffer, OutputLimits
+from shellpilot.process.text import CUT_PREFIX, PREVIEW_CHARS, preview_text
 
 
 def _window(lines: range, size: int = PREVIEW_CHARS) -> str:
@@ -75,7 +75,7 @@ def test_sliding_windows_mark_each_gap_and_continue_contiguous_ones() -> None:
 
 async def test_real_runner_previews_of_seq_200000(tmp_path: Path) -> None:
     """The reported case: a bash call printing 200,000 lines, previews as the tool gets them."""
-    from shellpilot.shell.runner import run
+    from shellpilot.process.runner import run
 
     previews: list[str] = []
     result = await run("seq 1 200000", cwd=tmp_path, on_output=previews.append, output_dir=tmp_path)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from shellpilot.shell.process_group import group_members
+from shellpilot.process.process_group import group_members
 
 LARGE_BYTES = 20 * 1024 * 1024
 
@@ -278,7 +278,7 @@ def test_shell_true_imports_no_heavy_sdk(repo: Path) -> None:
     assert out.returncode == 0
     imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if "|" in line}
     heavy = {"openai", "anthropic", "mcp", "httpx", "jsonschema", "rich"}
-    assert "shellpilot.shell.runner" in imported  # the parse sees real imports
+    assert "shellpilot.process.runner" in imported  # the parse sees real imports
     assert not heavy & imported
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from shellpilot.shell.process_group import group_members
+from shellpilot.process.process_group import group_members
 from shellpilot.testing import ScriptedModelServer, ToolCall, Turn
 
 

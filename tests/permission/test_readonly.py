@@ -331,7 +331,7 @@ def test_set_names_the_documented_commands() -> None:
     ],
 )
 def test_judged_on_real_scanner_output(command: str, read_only_texts: list[str], tree: Path) -> None:
-    from shellpilot.shell.scan import scan
+    from shellpilot.scanner.scan import scan
 
     found = scan(command, cwd=tree, project_dir=tree)
     judged = [

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.shell.process_group import group_members, process_record
+from shellpilot.process.process_group import group_members, process_record
 from shellpilot.storage.orphan import stop_orphan
 
 

@@ -229,7 +229,7 @@ def test_store_uses_wal_and_counts_writes(store: SessionStore) -> None:
 
 
 def test_open_stops_the_command_a_dead_process_left_running(tmp_path: Path) -> None:
-    from shellpilot.shell.process_group import process_record
+    from shellpilot.process.process_group import process_record
 
     path = tmp_path / "s.db"
     orphan = subprocess.Popen(["sleep", "30"], start_new_session=True)

@@ -124,7 +124,7 @@ def untrusted_warning(loaded: LoadedConfig) -> str | None:
 
 def _clean_outputs(data: Path, retention_days: float) -> None:
     try:
-        from shellpilot.shell.retention import remove_old_outputs
+        from shellpilot.process.retention import remove_old_outputs
     except ImportError:
         return
     remove_old_outputs(tool_output_dir(data), retention_days=retention_days)

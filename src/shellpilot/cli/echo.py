@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import BinaryIO, TextIO
 
-from shellpilot.shell.text import CUT_PREFIX
+from shellpilot.process.text import CUT_PREFIX
 
 GAP = "[...]\n"
 """Written where previews skipped output that came and went between two updates."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from shellpilot.shell.text import CUT_PREFIX
+from shellpilot.process.text import CUT_PREFIX
 
 SKIPPED = "[... lines skipped: the live view shows only the latest output ...]\n"
 """Written where output came and went between two previews (the full output is in the

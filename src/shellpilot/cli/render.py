@@ -9,7 +9,7 @@ import re
 import sys
 
 from shellpilot.errors import ShellpilotError
-from shellpilot.shell.text import strip_ansi
+from shellpilot.process.text import strip_ansi
 
 # C0 controls except tab and newline, DEL, C1 controls, and the bidi embedding/override/isolate
 # characters (they can reorder what a person reads without changing what runs).

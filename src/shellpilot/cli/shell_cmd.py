@@ -211,7 +211,7 @@ def refused_shell_warning(configured: str | None) -> str | None:
     if not configured:
         return None
     from shellpilot.errors import ShellNotFound
-    from shellpilot.shell.detect import POSIX_SHELLS, detect_shell
+    from shellpilot.process.detect import POSIX_SHELLS, detect_shell
 
     try:
         choice = detect_shell(configured=configured)

@@ -1,7 +1,7 @@
 """Running the shell blocks of a template: scan, ask permission, run, inline the result.
 
 Owns: the per-block safety path and how a block's outcome reads inline. Must not touch:
-template parsing (substitution.py) or how processes run (shell/runner.py does that).
+template parsing (substitution.py) or how processes run (process/runner.py does that).
 """
 
 from __future__ import annotations
@@ -97,13 +97,13 @@ RunFn = Callable[[str, Path, int, "asyncio.Event | None"], Awaitable[BlockRun]]
 
 
 def scan_block(command: str, project_dir: Path, shell: str = "bash") -> BlockCheck:
-    """Scan a block like the bash tool does (``shellpilot.shell.scan``).
+    """Scan a block like the bash tool does (``shellpilot.scanner.scan``).
 
     Patterns and ``always`` come from the scan; when the scanner could not understand
     the command (``unknown``) the whole text is the one pattern. Outside directories
     become ``external_directory`` asks.
     """
-    from shellpilot.shell.scan import scan
+    from shellpilot.scanner.scan import scan
 
     result = scan(command, cwd=project_dir, project_dir=project_dir, shell=shell)
     if result.unknown or not result.patterns:
@@ -121,12 +121,12 @@ def scan_block(command: str, project_dir: Path, shell: str = "bash") -> BlockChe
 
 
 def runner_for(config: Config | None = None) -> RunFn:
-    """A ``RunFn`` over ``shellpilot.shell.runner.run``: the configured shell, and output
+    """A ``RunFn`` over ``shellpilot.process.runner.run``: the configured shell, and output
     limited like a tool's (config ``tool_output``: lines and bytes, tail kept)."""
 
     async def run(command: str, cwd: Path, timeout_ms: int, abort: asyncio.Event | None) -> BlockRun:
-        from shellpilot.shell.output import OutputLimits
-        from shellpilot.shell.runner import run as run_shell
+        from shellpilot.process.output import OutputLimits
+        from shellpilot.process.runner import run as run_shell
 
         limits = OutputLimits.from_config(config.tool_output) if config is not None else OutputLimits()
         result = await run_shell(

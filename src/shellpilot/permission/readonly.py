@@ -1,7 +1,7 @@
 """The built-in read-only command set, judged on a parsed argv (never on the command string).
 
 Owns: ``is_read_only`` and the per-command allow-lists of harmless flags. Must not touch:
-parsing shell text into commands (``shell/scan.py`` does that) or rules and prompts.
+parsing shell text into commands (``scanner/scan.py`` does that) or rules and prompts.
 """
 
 from __future__ import annotations

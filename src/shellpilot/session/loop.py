@@ -117,7 +117,7 @@ class AgentLoop:
     def shell_name(self) -> str:
         """The shell the model's commands run in (what the system prompt tells it)."""
         if self._shell is None:
-            from shellpilot.shell.detect import detect_shell
+            from shellpilot.process.detect import detect_shell
 
             try:
                 self._shell = detect_shell(configured=self.config.shell.path).name

@@ -51,7 +51,7 @@ def _scan_metadata(command: str, project_dir: Path) -> dict[str, Any] | None:
     None when the scanner is not installed; ``{"error": ...}`` when it could not parse.
     """
     try:
-        from shellpilot.shell.scan import scan
+        from shellpilot.scanner.scan import scan
     except ImportError:
         return None
     try:
@@ -208,8 +208,8 @@ class SessionService:
         on_output: OutputFn | None,
         on_data: DataFn | None,
     ) -> tuple[AssistantMessage, ToolPart]:
-        from shellpilot.shell import runner
-        from shellpilot.shell.process_group import process_record
+        from shellpilot.process.process_group import process_record
+        from shellpilot.process import runner
 
         w = self.writer
         project = Path(session.project_dir)

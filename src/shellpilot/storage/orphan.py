@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from shellpilot.shell.process_group import group_members, is_alive, signal_group, start_time
+from shellpilot.process.process_group import group_members, is_alive, signal_group, start_time
 
 _TERM_GRACE_S = 1.0
 """After SIGTERM, how long the orphaned group gets to exit before SIGKILL."""

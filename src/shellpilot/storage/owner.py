@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from shellpilot.shell.process_group import start_time
+from shellpilot.process.process_group import start_time
 
 
 def _state(pid: int) -> str:

@@ -1,7 +1,7 @@
 """The ``bash`` tool: a model's shell command, joined parse -> scan -> ask -> run.
 
 Owns: parameters, description rendering, workdir resolution and the order of the asks.
-Must not touch: how commands are scanned, judged or run (shell/scan, permission, shell/runner).
+Must not touch: how commands are scanned, judged or run (scanner/scan, permission, process/runner).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from shellpilot.config.model import Config
 from shellpilot.errors import WorkdirNotFound
 from shellpilot.ids import ascending
 from shellpilot.paths import tool_output_dir
-from shellpilot.shell.detect import ShellChoice, detect_shell
-from shellpilot.shell.output import OutputLimits
-from shellpilot.shell.process_group import process_record
-from shellpilot.shell.runner import resolve_timeout, run
+from shellpilot.process.detect import ShellChoice, detect_shell
+from shellpilot.process.output import OutputLimits
+from shellpilot.process.process_group import process_record
+from shellpilot.process.runner import resolve_timeout, run
 from shellpilot.tool.base import ToolContext, ToolResult
 
 EnvHook = Callable[[str, str, Path], Mapping[str, str] | Awaitable[Mapping[str, str]]]
@@ -201,7 +201,7 @@ class ShellTool:
         ``ctx.ask``) before anything runs.
         """
         from shellpilot.permission.readonly import is_read_only
-        from shellpilot.shell.scan import scan
+        from shellpilot.scanner.scan import scan
 
         call: ShellParams = params
         timeout_ms = resolve_timeout(call.timeout, self.config.shell)

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from shellpilot.shell.words import Word
+from shellpilot.scanner.words import Word
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -10,16 +10,16 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from shellpilot.shell.bash_nesting import NO_STDIN, BashNesting
-from shellpilot.shell.bash_openers import live_openers
-from shellpilot.shell.brace_expansion import MAX_WORDS, brace_words
-from shellpilot.shell.parse import POSIX_SHELLS, PROBE_FROM, kind_names, parse, parse_probed, substitutions
-from shellpilot.shell.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
-from shellpilot.shell.scan_result import MAX_DEPTH, MAX_NESTING, ScanBuilder
-from shellpilot.shell.scan_writes import WRITERS, git_writes, written
-from shellpilot.shell.shell_strings import FOREIGN_SHELLS
-from shellpilot.shell.words import Word, plain_word
-from shellpilot.shell.wrappers import WRAPPERS, program_name, unwrap
+from shellpilot.scanner.bash_nesting import NO_STDIN, BashNesting
+from shellpilot.scanner.bash_openers import live_openers
+from shellpilot.scanner.brace_expansion import MAX_WORDS, brace_words
+from shellpilot.scanner.parse import POSIX_SHELLS, PROBE_FROM, kind_names, parse, parse_probed, substitutions
+from shellpilot.scanner.scan_paths import CD_COMMANDS, SPECS, PathResolver, path_operands
+from shellpilot.scanner.scan_result import MAX_DEPTH, MAX_NESTING, ScanBuilder
+from shellpilot.scanner.scan_writes import WRITERS, git_writes, written
+from shellpilot.scanner.shell_strings import FOREIGN_SHELLS
+from shellpilot.scanner.words import Word, plain_word
+from shellpilot.scanner.wrappers import WRAPPERS, program_name, unwrap
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from shellpilot.shell.scan_result import Record
-from shellpilot.shell.words import Word
+from shellpilot.scanner.scan_result import Record
+from shellpilot.scanner.words import Word
 
 _TARGET_FIELDS = ("word", "into", "directory")
 

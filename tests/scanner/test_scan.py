@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.shell.scan import Scan, scan
+from shellpilot.scanner.scan import Scan, scan
 
 
 @pytest.fixture
@@ -359,10 +359,10 @@ def test_substitutions_are_scanned_wherever_they_hide(proj: Path, command: str) 
 def test_sweep_scans_a_substitution_the_walk_missed(proj: Path) -> None:
     # The safety net on its own: a scanner that never walked the tree still finds the
     # `rm`, with an unknown cwd (so its relative path is unknown too).
-    from shellpilot.shell.parse import parse, substitutions
-    from shellpilot.shell.scan_bash import _BashScanner
-    from shellpilot.shell.scan_paths import PathResolver
-    from shellpilot.shell.scan_result import ScanBuilder
+    from shellpilot.scanner.parse import parse, substitutions
+    from shellpilot.scanner.scan_bash import _BashScanner
+    from shellpilot.scanner.scan_paths import PathResolver
+    from shellpilot.scanner.scan_result import ScanBuilder
 
     source = "echo 16#$(rm /etc/x $(rm y))"
     root = parse(source.encode(), "bash").root_node
@@ -380,7 +380,7 @@ def test_sweep_scans_a_substitution_the_walk_missed(proj: Path) -> None:
 
 def test_is_dir_agrees_with_os_path_isdir(tmp_path: Path) -> None:
     # scan_paths.is_dir replaces os.path.isdir for speed: same answers, symlinks followed.
-    from shellpilot.shell.scan_paths import is_dir
+    from shellpilot.scanner.scan_paths import is_dir
 
     (tmp_path / "d").mkdir()
     (tmp_path / "f").write_text("x")
@@ -410,7 +410,7 @@ def test_long_and_chains_are_scanned_whole_without_recursion(proj: Path) -> None
     ],
 )
 def test_nesting_past_the_limit_is_unknown_not_a_crash(proj: Path, command: str) -> None:
-    from shellpilot.shell.scan import MAX_NESTING
+    from shellpilot.scanner.scan import MAX_NESTING
 
     result = run(proj, command)
     assert result.unknown
@@ -457,9 +457,9 @@ def test_nested_text_is_rescanned_a_bounded_number_of_times(proj: Path, seed: in
     # Each hidden substitution's body used to be re-scanned once per enclosing level as
     # well: a 643-character line took 14,000 nested scans (seconds). Now only the
     # outermost hidden body is scanned; inner ones are found inside it.
-    from shellpilot.shell.scan_bash import scan_bash
-    from shellpilot.shell.scan_paths import PathResolver
-    from shellpilot.shell.scan_result import ScanBuilder
+    from shellpilot.scanner.scan_bash import scan_bash
+    from shellpilot.scanner.scan_paths import PathResolver
+    from shellpilot.scanner.scan_result import ScanBuilder
 
     line = _nested_junk(seed)
     builder = ScanBuilder()
@@ -469,7 +469,7 @@ def test_nested_text_is_rescanned_a_bounded_number_of_times(proj: Path, seed: in
 
 
 def test_rescan_budget_stops_nested_scans_and_says_why() -> None:
-    from shellpilot.shell.scan_result import ScanBuilder
+    from shellpilot.scanner.scan_result import ScanBuilder
 
     builder = ScanBuilder()
     builder.rescan_budget = 10

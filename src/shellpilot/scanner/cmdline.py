@@ -6,9 +6,9 @@ Must not touch: the bash/PowerShell scanners, result policy (scan.py) or rules.
 
 from __future__ import annotations
 
-from shellpilot.shell.scan_paths import PathResolver
-from shellpilot.shell.scan_result import ScanBuilder
-from shellpilot.shell.words import Word
+from shellpilot.scanner.scan_paths import PathResolver
+from shellpilot.scanner.scan_result import ScanBuilder
+from shellpilot.scanner.words import Word
 
 Cwds = tuple[str, ...] | None
 

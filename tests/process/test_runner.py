@@ -16,10 +16,10 @@ import pytest
 from shellpilot.config import Config
 from shellpilot.config.model import ToolOutputConfig
 from shellpilot.errors import InvalidTimeout, ShellNotFound, ShellpilotError, WorkdirNotFound
-from shellpilot.shell.output import OutputLimits
-from shellpilot.shell.process_group import group_members
-from shellpilot.shell.runner import RunOutcome, ShellResult, run, spill_name
-from shellpilot.shell.text import CUT_PREFIX, PREVIEW_CHARS
+from shellpilot.process.output import OutputLimits
+from shellpilot.process.process_group import group_members
+from shellpilot.process.runner import RunOutcome, ShellResult, run, spill_name
+from shellpilot.process.text import CUT_PREFIX, PREVIEW_CHARS
 
 FAST = Config.model_validate({"shell": {"kill_grace_ms": 200, "drain_ms": 300}})
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from shellpilot.shell.words import Word
+from shellpilot.scanner.words import Word
 
 _EMPTY: frozenset[str] = frozenset()
 

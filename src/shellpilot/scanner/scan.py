@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
-from shellpilot.shell.cmdline import scan_cmd
-from shellpilot.shell.parse import POSIX_SHELLS, POWERSHELLS
-from shellpilot.shell.scan_bash import scan_bash
-from shellpilot.shell.scan_paths import PathResolver
-from shellpilot.shell.scan_powershell import scan_powershell
-from shellpilot.shell.scan_result import (
+from shellpilot.scanner.cmdline import scan_cmd
+from shellpilot.scanner.parse import POSIX_SHELLS, POWERSHELLS
+from shellpilot.scanner.scan_bash import scan_bash
+from shellpilot.scanner.scan_paths import PathResolver
+from shellpilot.scanner.scan_powershell import scan_powershell
+from shellpilot.scanner.scan_result import (
     MAX_DEPTH,
     MAX_NESTING,
     Scan,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from shellpilot.errors import ShellNotFound
-from shellpilot.shell.detect import ShellChoice, detect_shell, shell_name
+from shellpilot.process.detect import ShellChoice, detect_shell, shell_name
 
 BASH = shutil.which("bash")
 SH = shutil.which("sh")

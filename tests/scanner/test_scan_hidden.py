@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.shell.bash_openers import live_openers
-from shellpilot.shell.scan import scan
+from shellpilot.scanner.bash_openers import live_openers
+from shellpilot.scanner.scan import scan
 
 # (command run by bash, file its hidden substitution creates)
 HIDDEN = [

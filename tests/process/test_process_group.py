@@ -6,8 +6,8 @@ import asyncio
 import os
 from pathlib import Path
 
-from shellpilot.shell.child import ExitWatch, spawn
-from shellpilot.shell.process_group import group_members, process_record, start_time, terminate_group
+from shellpilot.process.child import ExitWatch, spawn
+from shellpilot.process.process_group import group_members, process_record, start_time, terminate_group
 
 
 async def test_members_are_found_and_killed_with_grandchildren(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from shellpilot.config.model import ToolOutputConfig
-from shellpilot.shell.output import NO_OUTPUT, BufferState, OutputBuffer, OutputLimits, count_newlines
+from shellpilot.process.output import NO_OUTPUT, BufferState, OutputBuffer, OutputLimits, count_newlines
 
 
 def feed(buffer: OutputBuffer, data: bytes, chunk: int = 1000) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from shellpilot.shell.words import Word
+from shellpilot.scanner.words import Word
 
 _NONE: frozenset[str] = frozenset()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from shellpilot.config.model import ToolOutputConfig
-from shellpilot.shell.text import PREVIEW_CHARS, clean
+from shellpilot.process.text import PREVIEW_CHARS, clean
 
 NO_OUTPUT = "(no output)"
 _HEAD_SHARE = 5

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.shell.child import PIPE_SIZE, ExitWatch, WatchKind, spawn
+from shellpilot.process.child import PIPE_SIZE, ExitWatch, WatchKind, spawn
 
 
 @pytest.mark.parametrize("kind", ["pidfd", "thread"])

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from shellpilot.shell.scan_paths import PathResolver
-from shellpilot.shell.scan_result import ScanBuilder
-from shellpilot.shell.words import Word
+from shellpilot.scanner.scan_paths import PathResolver
+from shellpilot.scanner.scan_result import ScanBuilder
+from shellpilot.scanner.words import Word
 
 Cwds = tuple[str, ...] | None
 

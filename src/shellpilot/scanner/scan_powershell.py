@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shellpilot.shell.parse import PROBE_FROM, parse, parse_probed
-from shellpilot.shell.scan_paths import PathResolver
-from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
-from shellpilot.shell.words import Word
+from shellpilot.scanner.parse import PROBE_FROM, parse, parse_probed
+from shellpilot.scanner.scan_paths import PathResolver
+from shellpilot.scanner.scan_result import MAX_DEPTH, ScanBuilder
+from shellpilot.scanner.words import Word
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -227,19 +227,19 @@ class _PowerShellScanner:
 
     def shell(self, name: str, args: list[Word], cwds: Cwds) -> None:
         """bash/sh `-c STR`, `cmd /c STR`, `pwsh -Command STR` run from PowerShell."""
-        from shellpilot.shell.scan_bash import scan_bash
+        from shellpilot.scanner.scan_bash import scan_bash
 
         if self.depth + 1 > MAX_DEPTH:
             self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
             return
         if name in ("pwsh", "powershell", "cmd"):
-            from shellpilot.shell.shell_strings import command_string
+            from shellpilot.scanner.shell_strings import command_string
 
             script = command_string(name, args, self.builder, self.resolver, cwds)
             if script is None or not self.builder.rescan(script):
                 return
             if name == "cmd":
-                from shellpilot.shell.cmdline import scan_cmd
+                from shellpilot.scanner.cmdline import scan_cmd
 
                 scan_cmd(script, cwds, self.builder, self.resolver)
             else:

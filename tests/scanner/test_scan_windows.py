@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.shell.scan import scan
+from shellpilot.scanner.scan import scan
 
 
 @pytest.fixture

@@ -23,11 +23,11 @@ from shellpilot.config.model import Config, ShellConfig
 from shellpilot.errors import InvalidTimeout, ShellNotFound, ToolError, WorkdirNotFound
 from shellpilot.ids import ascending
 from shellpilot.paths import data_dir, tool_output_dir
-from shellpilot.shell.child import ExitWatch, WatchKind, spawn
-from shellpilot.shell.detect import ShellChoice, detect_shell
-from shellpilot.shell.output import OutputBuffer, OutputLimits
-from shellpilot.shell.process_group import group_members, terminate_group
-from shellpilot.shell.text import PREVIEW_CHARS, LivePreview
+from shellpilot.process.child import ExitWatch, WatchKind, spawn
+from shellpilot.process.detect import ShellChoice, detect_shell
+from shellpilot.process.output import OutputBuffer, OutputLimits
+from shellpilot.process.process_group import group_members, terminate_group
+from shellpilot.process.text import PREVIEW_CHARS, LivePreview
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from shellpilot.shell.text import (
+from shellpilot.process.text import (
     LivePreview,
     clean,
     clip_line,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Final
 
-from shellpilot.permission.arity import prefix_text as arity_text
+from shellpilot.scanner.arity import prefix_text as arity_text
 
 MAX_DEPTH = 8
 """How deep `bash -c` / `eval` strings are re-parsed before giving up."""

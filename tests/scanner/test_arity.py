@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shellpilot.permission.arity import ARITY, prefix, prefix_text
+from shellpilot.scanner.arity import ARITY, prefix, prefix_text
 
 CASES: list[tuple[str, str]] = [
     ("", ""),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.shell.retention import DAY_S, remove_old_outputs
+from shellpilot.process.retention import DAY_S, remove_old_outputs
 
 
 def test_removes_only_old_files(tmp_path: Path) -> None:

@@ -6,11 +6,11 @@ capped by `MAX_DEPTH`). Must not touch: statements, words or results policy.
 
 from __future__ import annotations
 
-from shellpilot.shell.bash_words import BashWords
-from shellpilot.shell.scan_paths import PathResolver
-from shellpilot.shell.scan_result import MAX_DEPTH, ScanBuilder
-from shellpilot.shell.shell_strings import command_string
-from shellpilot.shell.words import Word
+from shellpilot.scanner.bash_words import BashWords
+from shellpilot.scanner.scan_paths import PathResolver
+from shellpilot.scanner.scan_result import MAX_DEPTH, ScanBuilder
+from shellpilot.scanner.shell_strings import command_string
+from shellpilot.scanner.words import Word
 
 Cwds = tuple[str, ...] | None
 
@@ -85,11 +85,11 @@ class BashNesting(BashWords):
         if script is None or not self.builder.rescan(script):
             return
         if name.startswith("cmd"):
-            from shellpilot.shell.cmdline import scan_cmd
+            from shellpilot.scanner.cmdline import scan_cmd
 
             scan_cmd(script, cwds, self.builder, self.resolver)
         else:
-            from shellpilot.shell.scan_powershell import scan_powershell
+            from shellpilot.scanner.scan_powershell import scan_powershell
 
             scan_powershell(script, cwds, self.builder, self.resolver, self.depth + 1)
 
