@@ -28,6 +28,7 @@ the boundary that meets them (provider/, storage/, process/runner.py).
     +-- StorageError                     exit 6   (path)
     +-- ToolError                        exit 1   a tool failed; the model sees the message
     |   +-- StructuredOutputError
+    +-- OracleError                      exit 1   the execution oracle cannot run (what is missing)
     +-- Aborted                          exit 130 the user cancelled
 """
 
@@ -285,6 +286,12 @@ class StructuredOutputError(ToolError):
     """The model did not produce the structured output a prompt or command required."""
 
 
+class OracleError(ShellpilotError):
+    """The execution oracle (shellpilot.testing.oracle) cannot run: a missing program
+    (bwrap, strace, git), a fixture that cannot be built, or a sandbox that fails to start.
+    The message names what to install or fix."""
+
+
 class Aborted(ShellpilotError):
     """The user cancelled what was running."""
 
@@ -302,6 +309,7 @@ __all__ = [
     "ConfigError",
     "InvalidTimeout",
     "ModelNotFound",
+    "OracleError",
     "PermissionCorrected",
     "PermissionDenied",
     "PermissionError_",

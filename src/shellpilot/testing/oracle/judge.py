@@ -1,0 +1,400 @@
+"""Judging a scan against what bash really did: false negatives and read-only behaviour.
+
+Owns: which traced programs, writes and outside paths count (the rules below) and the
+`Judgement` of one command. Must not touch: running commands (sandbox.py) or parsing
+traces (trace.py); it reads a `Run` and a `Scan`.
+
+A false negative (`Finding`) is one of:
+
+- ``exec``: a program ran that is not among the scan's commands (argv[0] or a peeled
+  wrapper, by name), while the scan is not ``unknown``;
+- ``write``: a file was created, modified or deleted (the file-system diff, plus write
+  attempts the read-only sandbox refused) and no entry of ``writes`` covers it (equal, a
+  directory above it, a glob matching it, ``*``, or a directory it creates on the way);
+- ``dir``: a path outside the project was read, listed, stat'ed, entered or written (in
+  /outside or the fake HOME, or any write outside the project) and no entry of ``dirs``
+  covers it, while the scan is not ``unknown`` (an unknown scan is asked as a whole, and
+  no entry of ``dirs`` could say "anywhere"; an unknown write place is ``*`` in ``writes``,
+  so writes are judged for unknown scans too);
+- ``silent``: the default policy would run the command without any prompt, yet it did
+  something beyond the read-only set (a program outside it, a write, an outside path).
+
+Who is held to account. Programs form a tree (trace.Program.via). The shell the oracle
+starts is *watched*. A program started by a watched shell (bash, sh, dash... reading ``-c``
+or stdin), by git (aliases, hooks, fsmonitor), or by a wrapper that names it in its own
+argv (``timeout 5 rm x``, ``xargs rm``, ``find -exec rm``) is *checked*: its exec must be
+predicted. Any other program's children (``tar`` running ``gzip``, ``gcc`` running ``ld``,
+an ``egrep`` script running ``grep``) are its own implementation: not checked, and their
+files count only when the command line names them. Interpreters and build tools
+(`OPAQUE`), shells running a script file, and programs in the project run code the command
+line does not show: their exec is checked, their own files count only when named.
+
+What is not the command's doing: reads of system files (the loader, locales), git's own
+files under a ``.git`` directory when git writes them, ``__pycache__``, and the per-user
+config files programs read by themselves (`IMPLICIT_HOME`) unless the command names them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shlex
+from dataclasses import dataclass, field
+
+from shellpilot.permission.readonly import READ_ONLY_COMMANDS
+from shellpilot.scanner.scan_result import Scan
+from shellpilot.testing.oracle.fixture import OUTSIDE, Fixture
+from shellpilot.testing.oracle.sandbox import Run
+from shellpilot.testing.oracle.trace import Event, Program
+
+SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "rbash", "busybox"})
+"""Shells: see-through when they read ``-c`` or stdin, opaque when they run a script file."""
+
+OPAQUE = frozenset(
+    "python python2 python3 python3.11 python3.12 node nodejs deno bun perl ruby php lua luajit "
+    "Rscript java javac make gmake cmake ninja cargo rustc go gcc cc g++ c++ clang clang++ ld "
+    "npm npx pnpm yarn pip pip3 pipx uv uvx poetry tox pytest mvn gradle docker podman "
+    "kubectl terraform ansible".split()
+)
+"""Programs that run code the command line does not show (scripts, build files, modules)."""
+
+IMPLICIT_HOME = (
+    ".gitconfig",
+    ".config/git",
+    ".gitignore",
+    ".inputrc",
+    ".terminfo",
+    ".curlrc",
+    ".wgetrc",
+    ".npmrc",
+    ".pip",
+    ".config/pip",
+    ".pydistutils.cfg",
+    ".local/lib",
+    ".local/share",
+    ".cache",
+    ".python_history",
+    ".sqliterc",
+    ".selected_editor",
+    ".ssh/config",
+    ".ssh/known_hosts",
+    ".lesshst",
+    ".wget-hsts",
+)
+"""Paths under HOME that programs read (or keep) by themselves; counted only when named."""
+
+_REFUSED = frozenset({"EROFS", "EACCES", "EPERM"})
+"""A write attempt failing with these was stopped by the sandbox, not by the command."""
+
+READ_ONLY_PROGRAMS = READ_ONLY_COMMANDS | {"bash"}
+"""Programs whose running is read-only behaviour (the permission engine's read-only set)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One false negative: ``kind`` (``exec`` | ``write`` | ``dir`` | ``silent``) and
+    ``detail`` (a program name with its argv, or a path)."""
+
+    kind: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict on one command: its ``findings`` (false negatives), whether the scan was
+    ``unknown``, which permissions the default policy ``asks``, and whether bash's
+    behaviour stayed ``read_only`` (programs of the read-only set only, no write, nothing
+    outside the project)."""
+
+    command: str
+    findings: tuple[Finding, ...]
+    unknown: bool
+    asks: tuple[str, ...]
+    read_only: bool
+    timed_out: bool = False
+
+    @property
+    def false_alarm(self) -> bool:
+        """The command prompts although bash did nothing outside the read-only set."""
+        return self.read_only and bool(self.asks)
+
+
+@dataclass
+class _Roles:
+    """Memoised roles of programs: checked (exec must be predicted), watched (its own
+    files count)."""
+
+    root: Program
+    checked: dict[int, bool] = field(default_factory=dict)
+    watched: dict[int, bool] = field(default_factory=dict)
+
+    def is_watched(self, program: Program) -> bool:
+        key = id(program)
+        if key not in self.watched:
+            if program is self.root:
+                self.watched[key] = True
+            elif program.via is None:
+                self.watched[key] = True  # a process whose parent the trace did not show
+            else:
+                self.watched[key] = self.is_checked(program) and not _opaque(program)
+        return self.watched[key]
+
+    def is_checked(self, program: Program) -> bool:
+        key = id(program)
+        if key not in self.checked:
+            via = program.via
+            if program is self.root or via is None:
+                result = program is not self.root
+            else:
+                result = self.is_watched(via) and (_see_through(via) or _named_by(program, via))
+            self.checked[key] = result
+        return self.checked[key]
+
+
+def program_name(program: Program) -> str:
+    """The name a program is predicted by: its file name, git's helpers as ``git``."""
+    name = program.name
+    if "/git-core/" in program.path or (name.startswith("git-") and "/git" in program.path):
+        return "git"
+    return name
+
+
+def _shell_script(program: Program) -> bool:
+    """A shell given a script file to run (not ``-c`` text, not stdin)."""
+    args = program.argv[1:]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-c", "-s") or (arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]):
+            return False
+        if arg in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            i += 2
+            continue
+        if arg == "--":
+            return i + 1 < len(args)
+        if not arg.startswith(("-", "+")):
+            return True
+        i += 1
+    return False
+
+
+def _see_through(program: Program) -> bool:
+    name = program_name(program)
+    return name == "git" or (name in SHELLS and not _shell_script(program))
+
+
+def _opaque(program: Program) -> bool:
+    name = program.name
+    if name in OPAQUE or name.startswith(("python3.", "pip3.")):
+        return True
+    if name in SHELLS and _shell_script(program):
+        return True
+    return not program.path.startswith(("/usr/", "/bin/", "/sbin/")) and "/" in program.path
+
+
+def _named_by(program: Program, via: Program) -> bool:
+    """``via`` names ``program`` in its own arguments (a wrapper: ``timeout 5 rm``)."""
+    names = {program.name, program.argv[0] if program.argv else ""}
+    return any(os.path.basename(arg) in names for arg in via.argv[1:] if arg)
+
+
+class Judge:
+    """Judges runs against their scans in one fixture."""
+
+    def __init__(self, fixture: Fixture) -> None:
+        self.fixture = fixture
+        self.project = str(fixture.project)
+        self.home = str(fixture.home)
+
+    def short(self, text: str) -> str:
+        """``text`` with the fixture's long paths shortened: ``<proj>``, ``~``."""
+        return text.replace(self.project, "<proj>").replace(self.home, "~")
+
+    # -- paths -------------------------------------------------------------------------
+    def resolve(self, path: str, follow: bool = True) -> str:
+        """``path`` with the template's symlinks resolved (the sandbox has the same ones
+        in the project and HOME); /outside and other places stay lexical. ``follow``
+        False: a link in the last component is not followed (``lstat``, ``unlink``)."""
+        if not (_under(path, self.project) or _under(path, self.home)):
+            return path
+        if follow:
+            return os.path.realpath(path)
+        parent, name = os.path.split(path)
+        return os.path.join(os.path.realpath(parent), name)
+
+    def inside_project(self, path: str) -> bool:
+        return path == self.project or path.startswith(self.project + "/")
+
+    def outside_place(self, path: str) -> bool:
+        """In /outside or the fake HOME: where reads are the command's doing."""
+        return _under(path, OUTSIDE) or _under(path, self.home)
+
+    def implicit_home(self, path: str) -> bool:
+        if not _under(path, self.home) or path == self.home:
+            return False
+        rel = path[len(self.home) + 1 :]
+        return any(rel == p or rel.startswith(p + "/") for p in IMPLICIT_HOME)
+
+    def named(self, path: str, command: str, cwds: set[str]) -> bool:
+        """Does the command line name ``path`` or a directory above it (a word, an option's
+        value, ``~`` expanded), resolved against any cwd the shell was in?"""
+        try:
+            words = shlex.split(command, comments=False, posix=True)
+        except ValueError:
+            words = command.split()
+        stoppers = {"/", "/tmp", self.home, *_ancestors(self.project)}
+        for word in words:
+            for candidate in _word_paths(word, self.home):
+                bases = [""] if candidate.startswith("/") else sorted(cwds)
+                for base in bases:
+                    full = self.resolve(os.path.normpath(os.path.join(base, candidate)))
+                    if full not in stoppers and _under(path, full):
+                        return True
+        return False
+
+    # -- the verdict ---------------------------------------------------------------------
+    def judge(self, run: Run, found: Scan, asks: list[str]) -> Judgement:
+        """The findings for ``run`` against its scan ``found``; ``asks``: the prompts the
+        default policy would show (prompts.Gate.asks)."""
+        trace = run.trace
+        assert trace.root is not None
+        roles = _Roles(trace.root)
+        command = run.command
+        cwds = {self.project} | {p for e in trace.events if e.kind == "chdir" for p in e.paths}
+        findings: dict[Finding, None] = {}
+        programs = [p for p in trace.programs if p is not trace.root]
+        predicted = {os.path.basename(c.argv[0]) for c in found.commands if c.argv}
+        predicted |= {w for c in found.commands for w in c.wrappers}
+        behaviour_ok = True
+        missed: dict[str, Program] = {}
+        for program in programs:
+            name = program_name(program)
+            if roles.is_checked(program) and not found.unknown and name not in predicted:
+                missed.setdefault(name, program)
+            if name not in READ_ONLY_PROGRAMS:
+                behaviour_ok = False
+        for name, program in missed.items():
+            findings[Finding("exec", f"{name} ({self.short(_argv_text(program))})")] = None
+        writes = self._written(run, roles, command, cwds)
+        for path in _tops([p for p in writes if not self._covered(p, found.writes)]):
+            findings[Finding("write", self.short(path))] = None
+        touched = [p for p in writes if not self.inside_project(p)]
+        touched += self._touched(run, roles, command, cwds)
+        if not found.unknown:  # no entry of dirs could say "anywhere": the whole text is asked
+            for path in _tops([p for p in touched if not self._covered(p, found.dirs, dirs=True)]):
+                findings[Finding("dir", self.short(path))] = None
+        if writes or touched:
+            behaviour_ok = False
+        if not asks and not behaviour_ok:
+            names = sorted({program_name(p) for p in programs} - READ_ONLY_PROGRAMS)
+            detail = "; ".join(x for x in (", ".join(names), ", ".join(_tops([*writes, *touched])[:3])) if x)
+            findings[Finding("silent", self.short(detail))] = None
+        return Judgement(command, tuple(findings), found.unknown, tuple(asks), behaviour_ok, run.timed_out)
+
+    def _written(self, run: Run, roles: _Roles, command: str, cwds: set[str]) -> list[str]:
+        """Paths the command wrote that count (see the module docstring)."""
+        writers: dict[str, list[Event]] = {}
+        for event in run.trace.events:
+            if event.writes:
+                places = {event.real, *event.paths, *(self.resolve(p, event.follows) for p in event.paths)}
+                for path in places:
+                    if path:
+                        writers.setdefault(path, []).append(event)
+        candidates = list(run.changed)
+        for event in run.trace.events:
+            if event.writes and not event.ok and event.error in _REFUSED:
+                candidates += [p for p in event.paths if not p.startswith(("/dev/", "/proc/", "/sys/"))]
+        out: list[str] = []
+        for path in dict.fromkeys(candidates):
+            if "__pycache__" in path.split("/") or path.endswith(".pyc"):
+                continue
+            events = writers.get(path, [])
+            if events and "/.git/" in path + "/" and all(program_name(e.program) == "git" for e in events):
+                continue  # git's own files (index refresh, objects, refs)
+            if events and not any(roles.is_watched(e.program) for e in events):
+                if not self.named(path, command, cwds):
+                    continue
+            out.append(path)
+        return out
+
+    def _touched(self, run: Run, roles: _Roles, command: str, cwds: set[str]) -> list[str]:
+        """Paths in /outside or HOME that the command read, listed, stat'ed or entered."""
+        out: list[str] = []
+        for event in run.trace.events:
+            if event.writes or not event.ok or event.kind == "exec":
+                continue
+            paths = [event.real] if event.real else [self.resolve(p, event.follows) for p in event.paths]
+            for path in paths:
+                if not self.outside_place(path):
+                    continue
+                if (self.implicit_home(path) or not roles.is_watched(event.program)) and not self.named(
+                    path, command, cwds
+                ):
+                    continue
+                out.append(path)
+        return out
+
+    def _covered(self, path: str, entries: list[str], *, dirs: bool = False) -> bool:
+        """Is ``path`` covered by a scan's ``writes`` (or ``dirs``) entry?"""
+        for entry in entries:
+            if entry == "*" and not dirs:
+                return True
+            for form in {entry, self.resolve(entry)}:
+                bare = form[:-2] if form.endswith("/*") else form
+                if _under(path, bare) or fnmatch.fnmatchcase(path, form):
+                    return True
+                if not dirs and _under(bare, path):
+                    return True  # a directory created on the way to a predicted write
+        return False
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _tops(paths: list[str]) -> list[str]:
+    """``paths`` without those below another one of them, sorted (``/a`` hides ``/a/b``)."""
+    out: list[str] = []
+    for path in sorted(set(paths)):
+        if not out or not _under(path, out[-1]):
+            out.append(path)
+    return out
+
+
+def _ancestors(path: str) -> list[str]:
+    out = [path]
+    while path not in ("/", ""):
+        path = os.path.dirname(path)
+        out.append(path)
+    return out
+
+
+def _word_paths(word: str, home: str) -> list[str]:
+    """Path candidates in one shell word: itself, an option's value (``--out=x``, ``-ox``),
+    an assignment's value, with ``~``/``$HOME`` expanded; trailing ``/`` dropped."""
+    forms = [word]
+    if "=" in word:
+        forms.append(word.split("=", 1)[1])
+    if word.startswith("-") and not word.startswith("--") and len(word) > 2:
+        forms.append(word[2:])
+    out: list[str] = []
+    for form in forms:
+        for var in ("${HOME}", "$HOME"):
+            form = form.replace(var, home)
+        if form == "~" or form.startswith("~/"):
+            form = home + form[1:]
+        form = form.rstrip("/") or form
+        if form and not form.startswith("-"):
+            out.append(form)
+    return out
+
+
+def _argv_text(program: Program) -> str:
+    text = " ".join(shlex.quote(a) for a in program.argv)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+__all__ = ["IMPLICIT_HOME", "OPAQUE", "SHELLS", "Finding", "Judge", "Judgement", "program_name"]
