@@ -106,8 +106,9 @@ class Finding:
 class Judgement:
     """The verdict on one command: its ``findings`` (false negatives), whether the scan was
     ``unknown``, which permissions the default policy ``asks``, and whether bash's
-    behaviour stayed ``read_only`` (programs of the read-only set only, no write, nothing
-    outside the project)."""
+    behaviour stayed ``read_only``: the shell exited 0, ran programs of the read-only set
+    only, wrote nothing (git's index refresh aside), touched nothing in /outside or HOME
+    and read no file outside the project that the command names (devices aside)."""
 
     command: str
     findings: tuple[Finding, ...]
@@ -286,7 +287,7 @@ class Judge:
         if not found.unknown:  # no entry of dirs could say "anywhere": the whole text is asked
             for path in _tops([p for p in touched if not self._covered(p, found.dirs, dirs=True)]):
                 findings[Finding("dir", self.short(path))] = None
-        if writes or touched:
+        if writes or touched or run.status != 0 or self._state_changed(run, roles, command, cwds):
             behaviour_ok = False
         if not asks and not behaviour_ok:
             names = sorted({program_name(p) for p in programs} - READ_ONLY_PROGRAMS)
@@ -319,6 +320,22 @@ class Judge:
                     continue
             out.append(path)
         return out
+
+    def _state_changed(self, run: Run, roles: _Roles, command: str, cwds: set[str]) -> bool:
+        """Beyond the counted writes: did git change repository state (anything in a .git
+        directory but its index), or did a watched program read a file outside the project
+        that the command line names (``cat /etc/hostname``; devices in /dev excepted)?"""
+        for path in run.changed:
+            if "/.git/" in path + "/" and os.path.basename(path) not in ("index", "index.lock"):
+                return True
+        for event in run.trace.events:
+            if event.writes or not event.ok or event.kind != "open" or not roles.is_watched(event.program):
+                continue
+            path = event.real or (event.paths[0] if event.paths else "")
+            if path and not self.inside_project(path) and not path.startswith(("/dev/", "/proc/")):
+                if self.named(path, command, cwds):
+                    return True
+        return False
 
     def _touched(self, run: Run, roles: _Roles, command: str, cwds: set[str]) -> list[str]:
         """Paths in /outside or HOME that the command read, listed, stat'ed or entered."""
