@@ -220,12 +220,48 @@ def test_without_a_project_only_plain_relative_paths() -> None:
         ("/usr/bin/cat README.md", ["cat", "README.md"], False),
         ("echo x > README.md", ["echo", "x"], False),
         ("cat < README.md", ["cat"], False),
-        ("ls 2>/dev/null", ["ls"], False),
-        ('echo "$HOME"', ["echo", "$HOME"], False),
+        ("ls 2>/dev/null", ["ls"], True),
+        ("ls 2>/dev/null >/dev/null 2>&1 </dev/null", ["ls"], True),
+        ("ls 2>/tmp/log", ["ls"], False),
+        ("ls 2>&1 >out.txt", ["ls"], False),
+        ('echo "$HOME"', ["echo", "$HOME"], True),
+        ('echo "$HOME"', ["echo", '"$HOME"'], True),
+        ("echo $HOME", ["echo", "$HOME"], False),
+        ("cat $HOME", ["cat", "$HOME"], False),
+        ('cat "$HOME"', ["cat", '"$HOME"'], False),
+        ("echo ${X:-$(id)}", ["echo", "${X:-$(id)}"], False),
+        ("printf '%s\\n' a", ["printf", "%s\\n", "a"], True),
+        ("printf -v X a", ["printf", "-v", "X", "a"], False),
+        ("head -c 16 /dev/urandom", ["head", "-c", "16", "/dev/urandom"], True),
+        ("cat /dev/urandom", ["cat", "/dev/urandom"], False),
+        ("head -c 16 /dev/sda", ["head", "-c", "16", "/dev/sda"], False),
     ],
 )
 def test_text_must_be_exactly_the_argv(text: str, argv: list[str], expected: bool, tree: Path) -> None:
     assert is_read_only(argv, cwd=tree, project_dir=tree, text=text) is expected
+
+
+@pytest.mark.parametrize(
+    ("line", "text", "argv", "expected"),
+    [
+        ("echo $VAR", "echo $VAR", ["echo", "$VAR"], True),
+        ("echo ${HOME} $?", "echo ${HOME} $?", ["echo", "${HOME}", "$?"], True),
+        ("X='/outside/*'; echo $X", "echo $X", ["echo", "$X"], False),
+        ("export X=/o; echo $X", "echo $X", ["echo", "$X"], False),
+        ("read X; echo $X", "echo $X", ["echo", "$X"], False),
+        ("for X in /o/*; do echo $X; done", "echo $X", ["echo", "$X"], False),
+        ('X=/o; echo "$X"', 'echo "$X"', ["echo", '"$X"'], True),
+        ("echo $XY; XY2=1", "echo $XY", ["echo", "$XY"], True),
+    ],
+)
+def test_unquoted_expansions_print_only_variables_the_line_does_not_set(
+    line: str, text: str, argv: list[str], expected: bool, tree: Path
+) -> None:
+    """Unquoted, a value is split and globbed: ``X='/outside/*'; echo $X`` would list
+    another folder. Without the line, an unquoted expansion is never read-only."""
+    assert is_read_only(argv, cwd=tree, project_dir=tree, text=text, line=line) is expected
+    if expected and '"' not in text:
+        assert not is_read_only(argv, cwd=tree, project_dir=tree, text=text)
 
 
 @pytest.mark.parametrize(
@@ -234,8 +270,16 @@ def test_text_must_be_exactly_the_argv(text: str, argv: list[str], expected: boo
         ("ls -la", True),
         ("grep 'end$' x", True),
         ("echo 'a > b; c | d'", True),
-        ("echo $HOME", False),
-        ('echo "$HOME"', False),
+        ("echo $HOME", True),
+        ('echo "$HOME"', True),
+        ("echo ${HOME}", True),
+        ("echo ${HOME:-x}", False),
+        ("echo $1", False),
+        ("cat $HOME", False),
+        ("ls 2>/dev/null", True),
+        ("ls 2>&1", True),
+        ("ls > /dev/null", True),
+        ("ls 2>err", False),
         ("echo `id`", False),
         ("echo $(id)", False),
         ("echo x > f", False),
@@ -320,7 +364,8 @@ def test_set_names_the_documented_commands() -> None:
         ("FOO=1 ls", []),
         ("timeout 5 cat README.md", []),
         ("echo x > README.md", []),
-        ("ls 2>/dev/null", []),
+        ("ls 2>/dev/null", ["ls 2>/dev/null"]),
+        ("ls > out.txt", []),
         ("cat $HOME/x", []),
         ("cat ~/.ssh/id_rsa", []),
         ("./ls", []),

@@ -115,7 +115,9 @@ def scan_block(command: str, project_dir: Path, shell: str = "bash") -> BlockChe
     read_only = [
         c.text
         for c in result.commands
-        if is_read_only(list(c.argv), cwd=project_dir, project_dir=project_dir, text=c.text, readable=spills)
+        if is_read_only(
+            list(c.argv), cwd=project_dir, project_dir=project_dir, text=c.text, readable=spills, line=command
+        )
     ]
     return BlockCheck(list(result.patterns), list(result.always), list(result.dirs), read_only)
 

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from shellpilot.permission.expansion import glob_is_safe, has_brace_expansion, has_glob, masked_words
+from shellpilot.permission.expansion import (
+    PRINTERS,
+    expansions_allowed,
+    glob_is_safe,
+    has_brace_expansion,
+    has_glob,
+    masked_words,
+    plain_text,
+    same_words,
+    without_null_redirects,
+)
 from shellpilot.permission.flags import FlagSpec, parse, words
 from shellpilot.permission.sedscript import is_safe_script
 
@@ -115,6 +124,24 @@ def _flags_only(spec: FlagSpec, operands: bool = False) -> Judge:
 
 def _echo(args: list[str], where: _Where) -> bool:
     return True
+
+
+def _printf(args: list[str], where: _Where) -> bool:
+    """printf prints its arguments; ``-v NAME`` would assign a variable instead: refused."""
+    return not args or not args[0].startswith("-v")
+
+
+DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"})
+"""Device files ``head`` may read: endless or empty streams, never anyone's data."""
+
+
+def _head(args: list[str], where: _Where) -> bool:
+    """head: every flag known, every file inside, or one of `DEVICES` (it stops after
+    its count, so ``head -c 16 /dev/urandom`` ends)."""
+    parsed = parse(args, _HEAD)
+    if parsed is None:
+        return False
+    return _all_inside([op for op in parsed.operands if op not in DEVICES], where)
 
 
 _LS = FlagSpec(short_value="ITw", long_value=words("--hide --ignore --width --tabsize"), any_flag=True)
@@ -341,10 +368,11 @@ _JUDGES: dict[str, Judge] = {
     "ls": _files_command(_LS, follows=("-L", "--dereference")),
     "pwd": _flags_only(_PWD),
     "echo": _echo,
+    "printf": _printf,
     "true": _echo,
     "false": _echo,
     "cat": _files_command(_CAT),
-    "head": _files_command(_HEAD),
+    "head": _head,
     "tail": _files_command(_TAIL),
     "wc": _files_command(_WC),
     "grep": _grep_like(_GREP, globs_ok=True, follows=_GREP_FOLLOWS),
@@ -368,7 +396,7 @@ READ_ONLY_COMMANDS: frozenset[str] = frozenset(_JUDGES)
 """Command names that can be read-only (with the right arguments)."""
 
 _NO_FILES = frozenset(
-    {"pwd", "echo", "true", "false", "whoami", "uname", "which", "basename", "dirname", "date"}
+    {"pwd", "echo", "printf", "true", "false", "whoami", "uname", "which", "basename", "dirname", "date"}
 )
 
 
@@ -379,6 +407,7 @@ def is_read_only(
     project_dir: Path | None = None,
     text: str | None = None,
     readable: tuple[Path, ...] = (),
+    line: str | None = None,
 ) -> bool:
     """True when this simple command only reads (and reads only inside the project).
 
@@ -389,8 +418,15 @@ def is_read_only(
     project, or a glob where an expanded ``-name`` could turn into an option all give
     False. When ``text`` (the command's source text) is given it must be plain (see
     ``plain_command_text``) and split into exactly ``argv``: no wrapper, assignment,
-    redirect or executable path. ``readable``: extra roots (shellpilot's tool-output
-    folder) whose files count as inside for reads (never for ``git``).
+    redirect other than to /dev/null or an fd copy (``2>/dev/null``, ``2>&1``) or
+    executable path. ``readable``: extra roots (shellpilot's tool-output folder) whose
+    files count as inside for reads (never for ``git``).
+
+    ``echo`` and ``printf`` may print plain parameter expansions (``$NAME``, ``${NAME}``,
+    ``$?``): inside double quotes always; unquoted (where bash would split and glob the
+    value) only when ``line``, the whole command line, is given and does not set the
+    variable (``X='/outside/*'; echo $X`` would list another folder). ``head`` may read
+    ``/dev/urandom``, ``/dev/zero`` and ``/dev/null``.
 
     What the shell would still expand is judged too: any unquoted brace expansion
     (``{a,b}``, ``{1..3}``) is refused; an unquoted glob passes only when every file it
@@ -404,12 +440,17 @@ def is_read_only(
     judge = _JUDGES.get(argv[0])
     if judge is None:
         return False
-    if text is not None and not (plain_command_text(text) and shlex.split(text) == argv):
-        return False
+    plain = text
+    if text is not None:
+        plain = without_null_redirects(text)
+        if plain is None or not plain_command_text(text) or not same_words(plain, argv):
+            return False
+        if not expansions_allowed(argv[0], plain, line, PRINTERS):
+            return False
     where = _Where(cwd or project_dir, project_dir, tuple(readable))
     if argv[0] not in _NO_FILES and not where.in_project("."):
         return False  # the cwd itself is outside the project
-    if not _expansions_safe(argv, text, where):
+    if not _expansions_safe(argv, plain, where):
         return False
     return judge(argv[1:], where)
 
@@ -420,56 +461,32 @@ def _expansions_safe(argv: list[str], text: str | None, where: _Where) -> bool:
         masks = list(argv)
     else:
         split = masked_words(text)
-        if split is None or [word for word, _ in split] != argv:
+        if split is None or len(split) != len(argv):
             return False
         masks = [mask for _, mask in split]
     base = str(where.cwd) if where.cwd is not None else None
     for word, mask in zip(argv[1:], masks[1:], strict=True):
         if has_brace_expansion(mask):
             return False
+        if "$" in word and text is not None:
+            continue  # a printer's parameter expansion (judged by expansions_allowed)
         if has_glob(mask) and not glob_is_safe(word, base, where.inside):
             return False
     return True
 
 
-_UNSAFE_UNQUOTED = frozenset("$`><|&;()\n")
-
-
 def plain_command_text(text: str) -> bool:
     """True when ``text`` is one plain simple command of the read-only set.
 
-    Plain: no expansion (``$``, backticks) outside single quotes, no redirect, pipe,
-    list, subshell or newline outside quotes, balanced quotes, and the first word (after
+    Plain: no expansion (``$``, backticks) outside single quotes, except the plain
+    parameter expansions of ``echo`` and ``printf`` (``$NAME``, ``${NAME}``, ``$?``); no
+    redirect but to or from /dev/null and fd copies (``2>/dev/null``, ``2>&1``); no pipe,
+    list, subshell or newline outside quotes; balanced quotes; and the first word (after
     unquoting) is a read-only command name, so no ``VAR=x`` prefix, wrapper (``sudo``,
     ``env``, ``timeout``...) or executable path (``./ls``). The permission service uses
     it as a backstop before granting the read-only allowance to a pattern.
     """
-    quote = ""
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if quote == "'":
-            if ch == "'":
-                quote = ""
-        elif ch == "\\":
-            i += 1
-        elif quote == '"':
-            if ch == '"':
-                quote = ""
-            elif ch in "$`":
-                return False
-        elif ch in "'\"":
-            quote = ch
-        elif ch in _UNSAFE_UNQUOTED:
-            return False
-        i += 1
-    if quote:
-        return False
-    try:
-        parts = shlex.split(text)
-    except ValueError:
-        return False
-    return bool(parts) and parts[0] in READ_ONLY_COMMANDS
+    return plain_text(text, READ_ONLY_COMMANDS, PRINTERS)
 
 
-__all__ = ["READ_ONLY_COMMANDS", "is_read_only", "plain_command_text"]
+__all__ = ["DEVICES", "READ_ONLY_COMMANDS", "is_read_only", "plain_command_text"]

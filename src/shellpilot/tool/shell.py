@@ -225,7 +225,12 @@ class ShellTool:
                 c.text
                 for c in found.commands
                 if is_read_only(
-                    list(c.argv), cwd=cwd, project_dir=project, text=c.text, readable=(self.output_dir,)
+                    list(c.argv),
+                    cwd=cwd,
+                    project_dir=project,
+                    text=c.text,
+                    readable=(self.output_dir,),
+                    line=call.command,
                 )
             ]
         if patterns:

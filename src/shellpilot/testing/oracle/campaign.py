@@ -31,7 +31,9 @@ class Oracle:
     is missing or the fixture cannot be built. Use as a context manager.
     """
 
-    def __init__(self, root: Path | None = None, *, timeout_s: float = 5.0, scratch: Path | None = None) -> None:
+    def __init__(
+        self, root: Path | None = None, *, timeout_s: float = 5.0, scratch: Path | None = None
+    ) -> None:
         self._own_root = root is None
         base = Path(tempfile.mkdtemp(prefix="shellpilot-oracle-fixture-")) if root is None else root
         self.fixture = Fixture(base / "tree").build()

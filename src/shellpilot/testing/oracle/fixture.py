@@ -105,6 +105,7 @@ def snapshot(root: Path) -> Snapshot:
                 if stat.S_ISLNK(info.st_mode):
                     found[name] = Entry("l", 0, 0, 0, os.readlink(item.path))
                 elif stat.S_ISDIR(info.st_mode):
+                    # no mtime: it changes with every entry added or removed below
                     found[name] = Entry("d", stat.S_IMODE(info.st_mode), 0, 0)
                     walk(item.path, name)
                 else:
@@ -126,9 +127,7 @@ def changed(before: Snapshot, after: Snapshot) -> list[str]:
     out: list[str] = []
     for path in before.keys() | after.keys():
         old, new = before.get(path), after.get(path)
-        if old is None or new is None or old.kind != new.kind or old.mode != new.mode:
-            out.append(path)
-        elif old.kind != "d" and old != new:
+        if old != new:  # a directory's entry holds its mode only (see snapshot)
             out.append(path)
     return sorted(out)
 
@@ -194,7 +193,9 @@ class Fixture:
             ["git", *args], cwd=cwd or self.project, env=env, capture_output=True, text=True, check=False
         )
         if done.returncode != 0:
-            raise OracleError(f"building the oracle fixture: git {' '.join(args)} failed: {done.stderr.strip()}")
+            raise OracleError(
+                f"building the oracle fixture: git {' '.join(args)} failed: {done.stderr.strip()}"
+            )
 
     def _git_tree(self) -> None:
         """The main repository, a nested one (sub/) and a submodule (mod/), hooks removed."""
@@ -215,7 +216,9 @@ class Fixture:
         self._git("add", "-A", cwd=mod)
         self._git("commit", "-qm", "mod", cwd=mod)
         self._git("config", "core.fsmonitor", FSMONITOR_PROGRAM, cwd=mod)
-        (self.project / ".gitmodules").write_text('[submodule "mod"]\n\tpath = mod\n\turl = ./mod\n', encoding="utf-8")
+        (self.project / ".gitmodules").write_text(
+            '[submodule "mod"]\n\tpath = mod\n\turl = ./mod\n', encoding="utf-8"
+        )
         (self.project / ".gitignore").write_text("*.o\nbuild/\nsub/\n", encoding="utf-8")
         self._git("add", ".gitmodules", ".gitignore", "mod")
         self._git("submodule", "init")
@@ -237,7 +240,9 @@ class Fixture:
         created empty. One ``cp -a`` process: the copy runs outside this interpreter's
         lock, so parallel runs do not queue behind it. Raises OracleError if cp fails."""
         sources = [str(self.root / name) for name in self.places]
-        done = subprocess.run(["cp", "-a", *sources, str(scratch)], capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            ["cp", "-a", *sources, str(scratch)], capture_output=True, text=True, check=False
+        )
         if done.returncode != 0:
             raise OracleError(f"copying the oracle fixture failed: {done.stderr.strip()}")
         (scratch / "tmp").mkdir()

@@ -50,12 +50,12 @@ from shellpilot.testing.oracle.trace import Event, Program
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "rbash", "busybox"})
 """Shells: see-through when they read ``-c`` or stdin, opaque when they run a script file."""
 
-OPAQUE = frozenset(
-    "python python2 python3 python3.11 python3.12 node nodejs deno bun perl ruby php lua luajit "
-    "Rscript java javac make gmake cmake ninja cargo rustc go gcc cc g++ c++ clang clang++ ld "
-    "npm npx pnpm yarn pip pip3 pipx uv uvx poetry tox pytest mvn gradle docker podman "
-    "kubectl terraform ansible".split()
+_OPAQUE_NAMES = (
+    "python python2 python3 node nodejs deno bun perl ruby php lua luajit Rscript java javac "
+    "make gmake cmake ninja cargo rustc go gcc cc g++ c++ clang clang++ ld npm npx pnpm yarn "
+    "pip pip3 pipx uv uvx poetry tox pytest mvn gradle docker podman kubectl terraform ansible"
 )
+OPAQUE = frozenset(_OPAQUE_NAMES.split())
 """Programs that run code the command line does not show (scripts, build files, modules)."""
 
 IMPLICIT_HOME = (
@@ -315,9 +315,9 @@ class Judge:
             events = writers.get(path, [])
             if events and "/.git/" in path + "/" and all(program_name(e.program) == "git" for e in events):
                 continue  # git's own files (index refresh, objects, refs)
-            if events and not any(roles.is_watched(e.program) for e in events):
-                if not self.named(path, command, cwds):
-                    continue
+            unwatched = bool(events) and not any(roles.is_watched(e.program) for e in events)
+            if unwatched and not self.named(path, command, cwds):
+                continue
             out.append(path)
         return out
 
@@ -332,9 +332,11 @@ class Judge:
             if event.writes or not event.ok or event.kind != "open" or not roles.is_watched(event.program):
                 continue
             path = event.real or (event.paths[0] if event.paths else "")
-            if path and not self.inside_project(path) and not path.startswith(("/dev/", "/proc/")):
-                if self.named(path, command, cwds):
-                    return True
+            outside = (
+                bool(path) and not self.inside_project(path) and not path.startswith(("/dev/", "/proc/"))
+            )
+            if outside and self.named(path, command, cwds):
+                return True
         return False
 
     def _touched(self, run: Run, roles: _Roles, command: str, cwds: set[str]) -> list[str]:

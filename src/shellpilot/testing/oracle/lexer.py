@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 _OPERATORS = ("&&", "||", ";;", "|&", "|", "&", ";", "(", ")", "\n")
 _REDIRECT = re.compile(r"(?:\d*|&)(?:>>|>&|>\||<&|<>|>|<)")
-RESERVED = frozenset(
-    "if then else elif fi do done case esac while until for in select function time { } ! [[ ]] coproc".split()
+_RESERVED_WORDS = (
+    "if then else elif fi do done case esac while until for in select function time { } ! [[ ]] coproc"
 )
+RESERVED = frozenset(_RESERVED_WORDS.split())
 """Reserved words: never command names."""
 _PLAIN = re.compile(r"[A-Za-z0-9_./,:@%+=-]+")
 

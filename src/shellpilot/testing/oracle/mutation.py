@@ -56,7 +56,15 @@ _CD = (
     "cd /outside && ",
     "cd -P lnk && ",
 )
-_BARE_TARGETS = ("bare.txt", "src/bare.py", ".git/hooks/post-checkout", "/outside/bare", "~/bare", "lnk/bare", "conf.txt")
+_BARE_TARGETS = (
+    "bare.txt",
+    "src/bare.py",
+    ".git/hooks/post-checkout",
+    "/outside/bare",
+    "~/bare",
+    "lnk/bare",
+    "conf.txt",
+)
 
 
 def _pick(rng: random.Random, items: Sequence[str]) -> str:
@@ -136,7 +144,7 @@ def _name_forms(rng: random.Random, name: str, rest: str) -> str:
     forms = (
         f"/usr/bin/{glob}{rest}",
         f"/bin/{glob}{rest}",
-        f"/usr/bin/{name[:cut]}?{name[cut + 1:]}{rest}" if len(name) > 2 else f"/usr/bin/{glob}{rest}",
+        f"/usr/bin/{name[:cut]}?{name[cut + 1 :]}{rest}" if len(name) > 2 else f"/usr/bin/{glob}{rest}",
         f"${{X:-{name}}}{rest}",
         f"${{X-{name}}}{rest}",
         f"${{X:+}}{name}{rest}",
@@ -154,7 +162,11 @@ def command_name(rng: random.Random, line: str) -> str | None:
     if found is None:
         return None
     toks, _ = found
-    names = [i for i in command_words(toks) if toks[i].plain and "/" not in toks[i].text and "=" not in toks[i].text]
+    names = [
+        i
+        for i in command_words(toks)
+        if toks[i].plain and "/" not in toks[i].text and "=" not in toks[i].text
+    ]
     if not names:
         return None
     index = _pick_int(rng, names)
@@ -230,7 +242,9 @@ def wrapper(rng: random.Random, line: str) -> str | None:
     prefix = _pick(rng, _WRAPPERS)
     start = toks[index].start
     if prefix == "xargs ":  # with empty input, GNU xargs runs the command once as given
-        return line[:start] + "true | xargs " + line[start:] if index == names[0] and "|" not in line else None
+        return (
+            line[:start] + "true | xargs " + line[start:] if index == names[0] and "|" not in line else None
+        )
     if prefix == "exec ":
         return f"(exec {line})" if index == names[0] and ("\n" not in line and ";" not in line) else None
     return line[:start] + prefix + line[start:]
@@ -254,7 +268,7 @@ def indirect(rng: random.Random, line: str) -> str | None:
     if choice == 1:
         return f"hash -p /usr/bin/{name} zz; {other}"
     if choice == 2:
-        return f"zz() {{ {name} \"$@\"; }}; {other}"
+        return f'zz() {{ {name} "$@"; }}; {other}'
     return f"zz() {{ {line}\n}}; zz"
 
 
@@ -311,7 +325,9 @@ class Fuzzer:
     starts as the seeds and grows with every mutant (``grow``) and with anything a caller
     adds (``add``, e.g. mutants that found something)."""
 
-    def __init__(self, seeds: Sequence[str], seed: int = 0, *, grow: float = 0.2, max_length: int = 2000) -> None:
+    def __init__(
+        self, seeds: Sequence[str], seed: int = 0, *, grow: float = 0.2, max_length: int = 2000
+    ) -> None:
         if not seeds:
             raise ValueError("the fuzzer needs at least one seed command")
         self.rng = random.Random(seed)

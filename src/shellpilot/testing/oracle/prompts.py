@@ -58,10 +58,18 @@ class Gate:
                 c.text
                 for c in found.commands
                 if is_read_only(
-                    list(c.argv), cwd=where, project_dir=project, text=c.text, readable=(self.tool.output_dir,)
+                    list(c.argv),
+                    cwd=where,
+                    project_dir=project,
+                    text=c.text,
+                    readable=(self.tool.output_dir,),
+                    line=command,
                 )
             ]
-        if patterns and check("bash", patterns, self.rules, read_only, unanalysed=unanalysed).action != "allow":
+        if (
+            patterns
+            and check("bash", patterns, self.rules, read_only, unanalysed=unanalysed).action != "allow"
+        ):
             asked.append("bash")
         return asked
 

@@ -67,9 +67,29 @@ TRACED: tuple[str, ...] = (*_EXEC, *_OPEN, *_WRITE, *_STAT, *sorted(_CLONE), *so
 
 _WRITE_FLAGS = re.compile(r"O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND")
 _FOLLOWING = frozenset(
-    {"open", "openat", "creat", "truncate", "chmod", "fchmodat", "chown", "fchownat", "utimensat", "utimes",
-     "utime", "fchmod", "fchown", "stat", "newfstatat", "statx", "access", "faccessat", "faccessat2",
-     "chdir", "fchdir"}
+    {
+        "open",
+        "openat",
+        "creat",
+        "truncate",
+        "chmod",
+        "fchmodat",
+        "chown",
+        "fchownat",
+        "utimensat",
+        "utimes",
+        "utime",
+        "fchmod",
+        "fchown",
+        "stat",
+        "newfstatat",
+        "statx",
+        "access",
+        "faccessat",
+        "faccessat2",
+        "chdir",
+        "fchdir",
+    }
 )
 """Calls that follow a symlink in their path's last component (unless a NOFOLLOW flag)."""
 
@@ -317,7 +337,9 @@ class _Parser:
     def call(self, pid: int, name: str, text: str) -> None:
         args, rest = split_args(text)
         result = _RESULT.match(rest)
-        value, decorated, error = (result.group(1), result.group(2), result.group(3) or "") if result else ("?", None, "")
+        value, decorated, error = (
+            (result.group(1), result.group(2), result.group(3) or "") if result else ("?", None, "")
+        )
         ok = value != "?" and not value.startswith("-")
         if name in _CLONE:
             if ok and value.isdigit() and int(value) > 0:
@@ -340,10 +362,20 @@ class _Parser:
         else:
             found = [self.place(pid, args, slot) for slot in slots]
             paths = tuple(p for p in found if p)
-            kind = "exec" if name in _EXEC else "open" if name in _OPEN else "write" if name in _WRITE else "stat"
+            kind = (
+                "exec"
+                if name in _EXEC
+                else "open"
+                if name in _OPEN
+                else "write"
+                if name in _WRITE
+                else "stat"
+            )
         if kind == "exec":
             if ok:
-                self.exec(pid, paths, array_arg(args[2 if name == "execveat" else 1]) if len(args) > 1 else [])
+                self.exec(
+                    pid, paths, array_arg(args[2 if name == "execveat" else 1]) if len(args) > 1 else []
+                )
             return
         program = self.program.get(pid)
         if program is None or not program.inside:
@@ -386,5 +418,6 @@ def parse(text: str, start_cwd: str = "/", shell_argv: list[str] | None = None) 
     for raw in text.splitlines():
         parser.line(raw)
     return parser.trace
+
 
 __all__ = ["TRACED", "Event", "Program", "Trace", "parse"]
