@@ -143,11 +143,14 @@ class Fixture:
     """The template tree under ``root`` (built by ``build``), and the places it maps to.
 
     ``project``, ``home`` and ``outside_src`` are the template's directories on the host;
-    ``OUTSIDE`` is where ``outside_src`` appears inside the sandbox.
+    ``OUTSIDE`` is where ``outside_src`` appears inside the sandbox. ``fsmonitor`` False:
+    the nested repository and the submodule get no ``core.fsmonitor`` (a benign project,
+    for measuring prompts on ordinary commands).
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, fsmonitor: bool = True) -> None:
         self.root = root.resolve()
+        self.fsmonitor = fsmonitor
         self.project = self.root / "proj"
         self.home = self.root / "home"
         self.outside_src = self.root / "outside"
@@ -208,14 +211,16 @@ class Fixture:
         (sub / "s.txt").write_text("s\n", encoding="utf-8")
         self._git("add", "-A", cwd=sub)
         self._git("commit", "-qm", "sub", cwd=sub)
-        self._git("config", "core.fsmonitor", FSMONITOR_PROGRAM, cwd=sub)
+        if self.fsmonitor:
+            self._git("config", "core.fsmonitor", FSMONITOR_PROGRAM, cwd=sub)
         mod = self.project / "mod"
         (self.project / ".git" / "modules").mkdir()
         self._git("init", "-q", f"--separate-git-dir={self.project / '.git' / 'modules' / 'mod'}", str(mod))
         (mod / "m.txt").write_text("m\n", encoding="utf-8")
         self._git("add", "-A", cwd=mod)
         self._git("commit", "-qm", "mod", cwd=mod)
-        self._git("config", "core.fsmonitor", FSMONITOR_PROGRAM, cwd=mod)
+        if self.fsmonitor:
+            self._git("config", "core.fsmonitor", FSMONITOR_PROGRAM, cwd=mod)
         (self.project / ".gitmodules").write_text(
             '[submodule "mod"]\n\tpath = mod\n\turl = ./mod\n', encoding="utf-8"
         )

@@ -32,6 +32,11 @@ class Token:
     end: int
 
     @property
+    def bare(self) -> str:
+        """The text with backslash-newlines removed, as bash reads it first."""
+        return self.text.replace("\\\n", "")
+
+    @property
     def plain(self) -> bool:
         """A word of ordinary characters only (no quotes, escapes or expansions)."""
         return self.kind == "word" and _PLAIN.fullmatch(self.text) is not None
@@ -166,15 +171,16 @@ def tokens(line: str) -> list[Token] | None:
 
 def command_words(toks: list[Token]) -> list[int]:
     """Indexes of the words bash reads as command names (after assignments and redirects;
-    reserved words skipped; ``for``/``case``/``select`` lines give up after the keyword)."""
+    reserved words and function names skipped; ``for``/``case``/``select`` lines give up
+    after the keyword)."""
     names: list[int] = []
     expect = True
     after_redirect = False
-    for index, tok in enumerate(toks):
-        if tok.kind == "space":
-            continue
+    solid = [i for i, t in enumerate(toks) if t.kind != "space"]
+    for position, index in enumerate(solid):
+        tok = toks[index]
         if tok.kind == "op":
-            expect = tok.text not in (")",)
+            expect = tok.text != ")"
             after_redirect = False
             continue
         if tok.kind == "redirect":
@@ -185,12 +191,16 @@ def command_words(toks: list[Token]) -> list[int]:
             continue
         if not expect:
             continue
-        if tok.text in ("for", "case", "select", "function", "[[", "coproc"):
+        word = tok.bare
+        if word in ("for", "case", "select", "function", "[[", "coproc"):
             return names
-        if tok.text in RESERVED:
+        if word in RESERVED:
             continue
-        if re.match(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=", tok.text):
+        if re.match(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=", word):
             continue  # an assignment before the command
+        following = [toks[j].text for j in solid[position + 1 : position + 3]]
+        if following == ["(", ")"]:
+            return names  # a function definition: its body is not followed here
         names.append(index)
         expect = False
     return names

@@ -14,11 +14,12 @@ symlinks first. Output depends only on the seed and the inputs.
 
 from __future__ import annotations
 
+import itertools
 import random
 import shlex
 from collections.abc import Callable, Iterator, Sequence
 
-from shellpilot.testing.oracle.lexer import Token, command_words, rebuild, tokens
+from shellpilot.testing.oracle.lexer import RESERVED, Token, command_words, rebuild, tokens
 
 Mutation = Callable[[random.Random, str], str | None]
 
@@ -71,16 +72,34 @@ def _pick(rng: random.Random, items: Sequence[str]) -> str:
     return items[rng.randrange(len(items))]
 
 
-def _words(line: str) -> tuple[list[Token], list[int]] | None:
+_STRUCTURED = frozenset({"for", "case", "select", "[[", "function", "coproc"})
+"""Words after which operands are not a simple command's (loop lists, patterns, tests)."""
+
+
+def _words(line: str, anywhere: bool = False) -> tuple[list[Token], list[int]] | None:
+    """Tokens and word indexes of ``line``; None when the lexer cannot follow it or, unless
+    ``anywhere``, when it holds a construct whose words are not plain operands."""
     toks = tokens(line)
     if toks is None:
         return None
-    return toks, [i for i, t in enumerate(toks) if t.kind == "word"]
+    words = [i for i, t in enumerate(toks) if t.kind == "word"]
+    if not anywhere and any(toks[i].bare in _STRUCTURED for i in words):
+        return None
+    solid = [t.text for t in toks if t.kind != "space"]
+    if not anywhere and any(solid[i : i + 2] == ["(", ")"] for i in range(1, len(solid))):
+        return None  # a function definition: its name takes no redirect, quote or wrapper
+    return toks, words
+
+
+def _redirect_target(toks: list[Token], index: int) -> bool:
+    """Is word ``index`` the target of the redirect before it?"""
+    before = [t for t in toks[:index] if t.kind != "space"]
+    return bool(before) and before[-1].kind == "redirect"
 
 
 def blank(rng: random.Random, line: str) -> str | None:
     """A blank between words becomes a tab, several blanks, or a backslash-newline."""
-    found = _words(line)
+    found = _words(line, anywhere=True)
     if found is None:
         return None
     spaces = [i for i, t in enumerate(found[0]) if t.kind == "space" and t.text == " "]
@@ -95,7 +114,7 @@ def _pick_int(rng: random.Random, items: Sequence[int]) -> int:
 
 def continuation(rng: random.Random, line: str) -> str | None:
     """A backslash-newline inside a plain word (``r\\<newline>m``)."""
-    found = _words(line)
+    found = _words(line, anywhere=True)
     if found is None:
         return None
     toks, words = found
@@ -130,7 +149,7 @@ def quote(rng: random.Random, line: str) -> str | None:
         return None
     toks, words = found
     names = [i for i in command_words(toks) if toks[i].plain]
-    plain = [i for i in words if toks[i].plain]
+    plain = [i for i in words if toks[i].plain and toks[i].bare not in RESERVED]
     pool = names if names and rng.random() < 0.6 else plain
     if not pool:
         return None
@@ -187,6 +206,7 @@ def redirect(rng: random.Random, line: str) -> str | None:
     if found is None:
         return None
     toks, words = found
+    words = [i for i in words if not _redirect_target(toks, i) and toks[i].bare not in RESERVED]
     if not words:
         return None
     index = _pick_int(rng, words)
@@ -202,7 +222,7 @@ def compound(rng: random.Random, line: str) -> str | None:
     redirect on the compound."""
     if line.rstrip().endswith("&"):
         return None
-    body = line if "\n" in line else line.rstrip(";")
+    body = line
     tail = _pick(rng, ("", " 2>/dev/null", " >/dev/null", " </dev/null", " 2>&1"))
     forms = (
         f"{{ {body}\n}}{tail}",
@@ -246,7 +266,9 @@ def wrapper(rng: random.Random, line: str) -> str | None:
             line[:start] + "true | xargs " + line[start:] if index == names[0] and "|" not in line else None
         )
     if prefix == "exec ":
-        return f"(exec {line})" if index == names[0] and ("\n" not in line and ";" not in line) else None
+        first = next(t for t in toks if t.kind != "space")
+        simple = first is toks[index] and "\n" not in line and ";" not in line
+        return f"(exec {line})" if simple else None
     return line[:start] + prefix + line[start:]
 
 
@@ -276,6 +298,7 @@ def shell_text(rng: random.Random, line: str) -> str | None:
     """The line as text for another shell: piped in, ``-c``, ``eval``, a here-string or
     here-document, or a sourced file."""
     quoted = shlex.quote(line)
+    end = f"EOF{line.count('EOF')}"  # a delimiter no enclosed here-document uses
     forms = (
         f"echo {quoted} | sh",
         f"printf '%s\\n' {quoted} | bash",
@@ -283,8 +306,8 @@ def shell_text(rng: random.Random, line: str) -> str | None:
         f"sh -c {quoted}",
         f"bash -c {quoted}",
         f"eval {quoted}",
-        f"bash <<'EOF'\n{line}\nEOF",
-        f"sh <<'EOF'\n{line}\nEOF",
+        f"bash <<'{end}'\n{line}\n{end}",
+        f"sh <<'{end}'\n{line}\n{end}",
         f"printf '%s\\n' {quoted} > /tmp/s.sh; . /tmp/s.sh",
         f"printf '%s\\n' {quoted} > /tmp/s.sh; source /tmp/s.sh",
         f"source /dev/stdin <<< {quoted}",
@@ -359,12 +382,7 @@ class Fuzzer:
 
     def take(self, count: int) -> list[str]:
         """The next ``count`` mutants."""
-        out: list[str] = []
-        for child in self:
-            if len(out) >= count:
-                break
-            out.append(child)
-        return out
+        return list(itertools.islice(self, count))
 
 
 __all__ = ["MUTATIONS", "Fuzzer", "Mutation"]

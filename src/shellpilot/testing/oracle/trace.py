@@ -252,10 +252,12 @@ def array_arg(arg: str) -> list[str]:
 _LINE = re.compile(r"^(\d+)\s+(.*)$", re.S)
 _SYSTEM_READ = re.compile(
     r"^\d+\s+(?:newfstatat|statx|openat|access|faccessat2?|readlink(?:at)?|stat|lstat)\("
-    r"(?:AT_FDCWD<[^>]*>, )?\"/(?:usr|lib|lib64|etc|proc|sys|dev)/[^\"]*\"(?:, O_RDONLY[|A-Z_]*[,)]|, [^O])"
+    r"(?:AT_FDCWD<[^>]*>, )?\"/(?:usr|lib|lib64|proc|sys|dev)/[^\"]*\"(?:, O_RDONLY[|A-Z_]*[,)]|, [^O])"
 )
 """A read or stat of a system file (the loader's libraries, locales, /proc): never judged,
 skipped before parsing (most of a log)."""
+_SETUP_SKIP = re.compile(r"execve|clone|fork")
+"""Before the shell starts only its execve and the forks leading to it matter."""
 _RESUMED = re.compile(r"^<\.\.\. ([a-z0-9_]+) resumed>(.*)$", re.S)
 _CALL = re.compile(r"^([a-z0-9_]+)\((.*)$", re.S)
 
@@ -272,8 +274,8 @@ class _Parser:
         self.orphans: set[int] = set()
 
     def line(self, raw: str) -> None:
-        if _SYSTEM_READ.match(raw) or (self.trace.root is None and "execve" not in raw):
-            return  # a system read, or the sandbox's set-up before the shell starts
+        if _SYSTEM_READ.match(raw) or (self.trace.root is None and _SETUP_SKIP.search(raw) is None):
+            return  # a system read, or the sandbox's own set-up before the shell starts
         found = _LINE.match(raw)
         if not found:
             return
