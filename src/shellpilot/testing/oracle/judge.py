@@ -80,8 +80,12 @@ IMPLICIT_HOME = (
     ".ssh/known_hosts",
     ".lesshst",
     ".wget-hsts",
+    ".vim",
+    ".vimrc",
+    ".viminfo",
 )
-"""Paths under HOME that programs read (or keep) by themselves; counted only when named."""
+"""Paths under HOME that programs read (or keep) by themselves; counted only when named
+(HOME itself too: ``cd`` with no operand enters it, which the shell's cwd shows)."""
 
 _REFUSED = frozenset({"EROFS", "EACCES", "EPERM"})
 """A write attempt failing with these was stopped by the sandbox, not by the command."""
@@ -156,10 +160,15 @@ class _Roles:
 
 
 def program_name(program: Program) -> str:
-    """The name a program is predicted by: its file name, git's helpers as ``git``."""
+    """The name a program is predicted by: its file name; git's helpers (``git-core/*``,
+    ``sh -c 'git-upload-pack ..'`` for a local clone) as ``git``."""
     name = program.name
     if "/git-core/" in program.path or (name.startswith("git-") and "/git" in program.path):
         return "git"
+    if name in SHELLS and "-c" in program.argv[1:-1]:
+        script = program.argv[program.argv.index("-c") + 1]
+        if script.startswith("git-") and program.via is not None and program.via.name == "git":
+            return "git"
     return name
 
 
@@ -183,7 +192,8 @@ def _shell_script(program: Program) -> bool:
 
 
 def _see_through(program: Program) -> bool:
-    name = program_name(program)
+    """Git itself (not its helper scripts) and shells reading ``-c`` or stdin."""
+    name = program.name
     return name == "git" or (name in SHELLS and not _shell_script(program))
 
 
@@ -234,7 +244,10 @@ class Judge:
         return _under(path, OUTSIDE) or _under(path, self.home)
 
     def implicit_home(self, path: str) -> bool:
-        if not _under(path, self.home) or path == self.home:
+        """A per-user file programs read by themselves (`IMPLICIT_HOME`), or HOME itself."""
+        if path == self.home:
+            return True
+        if not _under(path, self.home):
             return False
         rel = path[len(self.home) + 1 :]
         return any(rel == p or rel.startswith(p + "/") for p in IMPLICIT_HOME)
@@ -287,13 +300,14 @@ class Judge:
         if not found.unknown:  # no entry of dirs could say "anywhere": the whole text is asked
             for path in _tops([p for p in touched if not self._covered(p, found.dirs, dirs=True)]):
                 findings[Finding("dir", self.short(path))] = None
-        if writes or touched or run.status != 0 or self._state_changed(run, roles, command, cwds):
+        if writes or touched or self._state_changed(run, roles, command, cwds):
             behaviour_ok = False
         if not asks and not behaviour_ok:
             names = sorted({program_name(p) for p in programs} - READ_ONLY_PROGRAMS)
             detail = "; ".join(x for x in (", ".join(names), ", ".join(_tops([*writes, *touched])[:3])) if x)
             findings[Finding("silent", self.short(detail))] = None
-        return Judgement(command, tuple(findings), found.unknown, tuple(asks), behaviour_ok, run.timed_out)
+        read_only = behaviour_ok and run.status == 0  # a failed command did not show its behaviour
+        return Judgement(command, tuple(findings), found.unknown, tuple(asks), read_only, run.timed_out)
 
     def _written(self, run: Run, roles: _Roles, command: str, cwds: set[str]) -> list[str]:
         """Paths the command wrote that count (see the module docstring)."""
@@ -349,10 +363,9 @@ class Judge:
             for path in paths:
                 if not self.outside_place(path):
                     continue
-                if (self.implicit_home(path) or not roles.is_watched(event.program)) and not self.named(
-                    path, command, cwds
-                ):
-                    continue
+                implicit = self.implicit_home(path) and not (path == self.home and event.kind == "open")
+                if (implicit or not roles.is_watched(event.program)) and not self.named(path, command, cwds):
+                    continue  # HOME itself is stat'ed by many programs; listing it is not implicit
                 out.append(path)
         return out
 
