@@ -9,15 +9,15 @@ Layout under a root directory ``R`` (an absolute, fresh directory; tests use ``t
                  sub/        a nested repository whose config sets core.fsmonitor
                  mod/        a submodule: ``mod/.git`` is a gitfile to .git/modules/mod,
                              whose config sets core.fsmonitor
-                 docs -> /outside, lnk -> /outside/dir, conf.txt -> /outside/conf.txt,
+                 docs -> R/outside, lnk -> R/outside/dir, conf.txt -> R/outside/conf.txt,
                  inner -> src (a link that stays inside)
     R/home       the fake HOME (.ssh/id_rsa, .gitconfig, .bashrc, notes.txt)
-    R/outside    seen as /outside inside the sandbox (secret.txt, id_rsa, dir/, l)
+    R/outside    secret.txt, id_rsa, f, l, conf.txt, dir/file.txt
 
-The project and HOME keep their paths inside the sandbox, so the scanner, run on this host
-against the template, resolves the same symlinks and reads the same git configs as bash
-does inside. ``/outside`` exists only inside the sandbox; on the host its paths resolve
-lexically, which is all the scanner needs.
+Inside the sandbox every tree keeps its path, so the scanner, run on this host against the
+template, resolves the same symlinks, expands the same globs and reads the same git
+configs as bash does inside; the outside tree is also mounted at ``/outside`` (the name
+the seed commands use). ``canon`` names both places ``/outside``.
 """
 
 from __future__ import annotations
@@ -69,12 +69,8 @@ _OUTSIDE_FILES: dict[str, str] = {
     "conf.txt": "conf\n",
     "dir/file.txt": "in dir\n",
 }
-_LINKS: dict[str, str] = {
-    "docs": OUTSIDE,
-    "lnk": f"{OUTSIDE}/dir",
-    "conf.txt": f"{OUTSIDE}/conf.txt",
-    "inner": "src",
-}
+_OUTSIDE_LINKS: dict[str, str] = {"docs": "", "lnk": "dir", "conf.txt": "conf.txt"}
+"""Project symlinks into the outside tree (name -> path below it)."""
 
 
 @dataclass(frozen=True)
@@ -158,8 +154,20 @@ class Fixture:
 
     @property
     def places(self) -> dict[str, str]:
-        """Template directory name -> its path inside the sandbox."""
+        """Template directory name -> its path inside the sandbox (the outside tree is
+        also at its template path: see `mounts`)."""
         return {"proj": str(self.project), "home": str(self.home), "outside": OUTSIDE}
+
+    def mounts(self) -> list[tuple[str, str]]:
+        """(template directory name, sandbox path) for every mount of a per-run copy."""
+        return [*self.places.items(), ("outside", str(self.outside_src))]
+
+    def canon(self, path: str) -> str:
+        """``path`` with the outside tree's template path written as ``/outside``."""
+        top = str(self.outside_src)
+        if path == top or path.startswith(top + "/"):
+            return OUTSIDE + path[len(top) :]
+        return path
 
     def build(self) -> Fixture:
         """Create the template (git repositories included); raises OracleError when git fails.
@@ -175,8 +183,9 @@ class Fixture:
         script.write_text(_SCRIPT, encoding="utf-8")
         script.chmod(0o755)
         self._git_tree()
-        for name, target in _LINKS.items():
-            (self.project / name).symlink_to(target)
+        for name, below in _OUTSIDE_LINKS.items():
+            (self.project / name).symlink_to(self.outside_src / below if below else self.outside_src)
+        (self.project / "inner").symlink_to("src")
         self._git("add", "-A")
         self._git("commit", "-qm", "links")
         self._git("repack", "-adq")

@@ -227,14 +227,16 @@ class Judge:
     # -- paths -------------------------------------------------------------------------
     def resolve(self, path: str, follow: bool = True) -> str:
         """``path`` with the template's symlinks resolved (the sandbox has the same ones
-        in the project and HOME); /outside and other places stay lexical. ``follow``
-        False: a link in the last component is not followed (``lstat``, ``unlink``)."""
+        in the project and HOME), the outside tree named ``/outside`` (Fixture.canon);
+        other places stay lexical. ``follow`` False: a link in the last component is not
+        followed (``lstat``, ``unlink``)."""
+        canon = self.fixture.canon
         if not (_under(path, self.project) or _under(path, self.home)):
-            return path
+            return canon(path)
         if follow:
-            return os.path.realpath(path)
+            return canon(os.path.realpath(path))
         parent, name = os.path.split(path)
-        return os.path.join(os.path.realpath(parent), name)
+        return canon(os.path.join(os.path.realpath(parent), name))
 
     def inside_project(self, path: str) -> bool:
         return path == self.project or path.startswith(self.project + "/")
@@ -314,14 +316,20 @@ class Judge:
         writers: dict[str, list[Event]] = {}
         for event in run.trace.events:
             if event.writes:
-                places = {event.real, *event.paths, *(self.resolve(p, event.follows) for p in event.paths)}
+                places = {
+                    self.fixture.canon(event.real),
+                    *event.paths,
+                    *(self.resolve(p, event.follows) for p in event.paths),
+                }
                 for path in places:
                     if path:
                         writers.setdefault(path, []).append(event)
         candidates = list(run.changed)
         for event in run.trace.events:
             if event.writes and not event.ok and event.error in _REFUSED:
-                candidates += [p for p in event.paths if not p.startswith(("/dev/", "/proc/", "/sys/"))]
+                candidates += [
+                    self.resolve(p, False) for p in event.paths if not p.startswith(("/dev/", "/proc/"))
+                ]
         out: list[str] = []
         for path in dict.fromkeys(candidates):
             if "__pycache__" in path.split("/") or path.endswith(".pyc"):
@@ -345,7 +353,7 @@ class Judge:
         for event in run.trace.events:
             if event.writes or not event.ok or event.kind != "open" or not roles.is_watched(event.program):
                 continue
-            path = event.real or (event.paths[0] if event.paths else "")
+            path = self.fixture.canon(event.real or (event.paths[0] if event.paths else ""))
             outside = (
                 bool(path) and not self.inside_project(path) and not path.startswith(("/dev/", "/proc/"))
             )
@@ -359,7 +367,10 @@ class Judge:
         for event in run.trace.events:
             if event.writes or not event.ok or event.kind == "exec":
                 continue
-            paths = [event.real] if event.real else [self.resolve(p, event.follows) for p in event.paths]
+            if event.real:
+                paths = [self.fixture.canon(event.real)]
+            else:
+                paths = [self.resolve(p, event.follows) for p in event.paths]
             for path in paths:
                 if not self.outside_place(path):
                     continue

@@ -136,7 +136,7 @@ class Sandbox:
         """The full strace + bwrap argv for one run whose copies are in ``run_dir``."""
         fixture = self.fixture
         binds = ["--bind", str(run_dir / "tmp"), "/tmp"]
-        for name, place in fixture.places.items():
+        for name, place in fixture.mounts():
             binds += ["--bind", str(run_dir / name), place]
         strace = [
             "strace",
@@ -201,7 +201,7 @@ class Sandbox:
         for name, rels in fixture.diff(run_dir).items():
             place = fixture.places[name]
             out += [place if rel == "." else f"{place}/{rel}" for rel in rels]
-        mounts = [p for p in fixture.places.values() if p.startswith("/tmp/")]
+        mounts = [p for _, p in fixture.mounts() if p.startswith("/tmp/")]
         tmp = snapshot(run_dir / "tmp")
         for rel in changed({".": tmp["."]}, tmp):
             path = f"/tmp/{rel}"
