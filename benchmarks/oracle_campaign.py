@@ -11,11 +11,13 @@ Run:
 Prints: commands tried; false negatives, each with its command (grouped by kind: exec,
 write, dir, silent); the unknown rate; the false-alarm rate (commands that prompt although
 bash did nothing outside the read-only set); commands per second. ``--fns-out FILE``
-writes the false negatives as markdown. ``--grow`` makes mutants that found something
-parents of later ones. ``--readonly-rate`` needs no sandbox: it scans the plain read-only
-corpus (benchmarks/data/readonly_commands.jsonl) in the fixture project (without its
-hostile fsmonitor configs) and prints the share that runs without any prompt under the
-default policy, with the ones that prompt.
+writes the false negatives as markdown, grouped by class and by kind. ``--save FILE``
+keeps every judgement (JSON lines) and ``--report FILE`` prints the report from them again.
+``--grow`` makes mutants that found something parents of later ones.
+``--readonly-rate`` needs no sandbox: it scans the plain read-only corpus
+(benchmarks/data/readonly_commands.jsonl) in the fixture project (without its hostile
+fsmonitor configs) and prints the share that runs without any prompt under the default
+policy, with the ones that prompt.
 Needs bwrap, strace and git (Debian: apt-get install -y bubblewrap strace git).
 """
 
@@ -23,12 +25,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from shellpilot.testing.oracle import SAMPLE_SEED, Oracle, Tally, load_seeds, sample
+from shellpilot.testing.oracle import SAMPLE_SEED, Finding, Judgement, Oracle, Tally, load_seeds, sample
 
 READ_ONLY_CORPUS = Path(__file__).parent / "data" / "readonly_commands.jsonl"
 SEEDS = Path(__file__).parent.parent / "tests" / "fixtures" / "oracle_seeds.jsonl"
@@ -68,6 +71,7 @@ def campaign(args: argparse.Namespace) -> None:
 
     seeds = load_seeds(SEEDS)
     tally = Tally()
+    saved = args.save.open("w", encoding="utf-8") if args.save else None
     started = time.monotonic()
     last = started
     with Oracle(timeout_s=args.timeout) as oracle:
@@ -85,6 +89,8 @@ def campaign(args: argparse.Namespace) -> None:
             chunk = [next(commands) for _ in range(min(batch, total - tally.tried))]
             for judgement in oracle.check_many(chunk, workers=args.workers):
                 tally.add(judgement)
+                if saved is not None:
+                    saved.write(json.dumps(_as_dict(judgement)) + "\n")
                 if judgement.findings and fuzzer is not None and args.grow:
                     fuzzer.add(judgement.command)
             now = time.monotonic()
@@ -100,6 +106,8 @@ def campaign(args: argparse.Namespace) -> None:
                 if args.fns_out:
                     _write_fns(args.fns_out, tally, args)
     elapsed = time.monotonic() - started
+    if saved is not None:
+        saved.close()
     print(tally.summary())
     print(f"commands per second: {tally.tried / elapsed:.1f} ({elapsed:.0f} s, {args.workers} workers)")
     print()
@@ -111,10 +119,167 @@ def campaign(args: argparse.Namespace) -> None:
         _write_fns(args.fns_out, tally, args)
 
 
+_WRAPPERS = re.compile(
+    r"\b(taskset|flock|chrt|ionice|nice|env|timeout|stdbuf|setsid|nohup|xargs|time|command|exec|"
+    r"firejail|busybox|script|nix-shell|direnv|parallel|uv|npx|pnpm|bunx)\b"
+)
+_OUTPUT_TOOLS = re.compile(
+    r"\b(gcc|cc|archive|format-patch|--output|ssh-keygen|openssl|sqlite3|pip|venv|zip|split|mktemp|"
+    r"worktree|clone|--global|-i\.bak|tar|install|dd|git init|shred|curl|wget)\b"
+)
+_CLASSES: list[tuple[str, str]] = [
+    (
+        "git-config-program",
+        "git runs a program from a repository's config (core.fsmonitor in a nested repo or submodule): "
+        "read-only git must ask, and the scan should be unknown (what runs is not in the text)",
+    ),
+    ("bare-redirect", "a bare redirect (no command) writes with no prompt"),
+    (
+        "compound-redirect",
+        "a redirect on a pipeline, list, group, loop or subshell is left out of the pattern: "
+        "the command is judged read-only",
+    ),
+    (
+        "symlink",
+        "a path or cd through a symlink (docs -> outside, lnk -> outside/dir, conf.txt) is not judged "
+        "where it resolves",
+    ),
+    ("git-alias", "git aliases (-c alias.x='!..', git config alias.x) run commands"),
+    ("indirect", "alias, hash -p or a function runs a command the scan does not name"),
+    (
+        "shell-text",
+        "text run by a shell (source/. of a file or stdin, here-doc or here-string or pipe into a "
+        "shell, eval) is not analysed and the scan is not unknown",
+    ),
+    (
+        "wrapper",
+        "a wrapper is not peeled (taskset, flock, chrt, ionice...), or a wrapper before a builtin "
+        "name runs an external program of that name",
+    ),
+    (
+        "name-form",
+        "the command name is not literal after normalisation (glob, brace, quoting, $'..', line "
+        "continuation) and the scan is neither unknown nor right",
+    ),
+    ("operand-redirect", "a redirect among the operands hides the operands from writes/dirs"),
+    ("unknown-writes", "an unknown scan does not say its writes are unknown (`*` in writes)"),
+    (
+        "output-flag",
+        "an output flag or output operand of a common tool is not a write (and its outside dir not in dirs)",
+    ),
+    (
+        "git-worktree",
+        "git commands that rewrite the work tree (mv, reset --hard, restore, checkout...) "
+        "write files the scan does not list",
+    ),
+    ("outside-write-dir", "a write outside the project is in writes but its directory is not in dirs"),
+    ("home-cd", "cd with no operand (or ~) enters HOME: not in dirs"),
+    ("other", "other"),
+]
+
+
+def classify(judgement: Judgement, finding: Finding) -> str:
+    """A class name (`_CLASSES`) for one false negative, by what the command holds."""
+    command, detail, kind = judgement.command, finding.detail, finding.kind
+    if detail.startswith("id ") or (kind == "silent" and detail.split(";")[0] == "id"):
+        return "git-config-program"
+    if "alias." in command and "git" in command:
+        return "git-alias"
+    if kind == "silent":
+        if re.search(r"(^|[;\n{&|]\s*)[0-9&]*>{1,2}\|?\s*\S", command):
+            return "bare-redirect"
+        if "/outside" in detail or re.search(r"\b(docs|lnk|conf\.txt)\b", command):
+            return "symlink"
+        return "compound-redirect" if re.search(r"[|&;{(]", command) else "wrapper"
+    if kind == "write" and judgement.unknown:
+        return "unknown-writes"
+    if kind == "exec":
+        if re.search(r"alias |hash -p|zz\(\)", command):
+            return "indirect"
+        if re.search(r"source |(^|[;&|(]\s*)\. |<<|\| *(ba)?sh\b|eval ", command):
+            return "shell-text"
+        if _WRAPPERS.search(command):
+            return "wrapper"
+        return "name-form"
+    if re.search(r"\b(docs|lnk|conf\.txt)\b", command) and "/outside" in detail:
+        return "symlink"
+    if kind == "dir" and "~" in detail and re.search(r"\bcd( *[;&)]|$| ~)", command):
+        return "home-cd"
+    if (
+        re.search(r"\S\s+[0-9&]*[<>]", command)
+        and kind in ("write", "dir")
+        and not _OUTPUT_TOOLS.search(command)
+    ):
+        return "operand-redirect"
+    if re.search(r"git .*\b(mv|reset|restore|checkout|stash|clean|switch)\b", command):
+        return "git-worktree"
+    if _OUTPUT_TOOLS.search(command) or kind == "write":
+        return "output-flag"
+    if kind == "dir":
+        return "outside-write-dir"
+    return "other"
+
+
+def classes_text(tally: Tally, examples: int = 12) -> str:
+    """False negatives grouped by class: a line per class, then examples."""
+    grouped: dict[str, list[tuple[Judgement, Finding]]] = {}
+    for found in tally.misses.values():
+        for judgement, finding in found:
+            grouped.setdefault(classify(judgement, finding), []).append((judgement, finding))
+    out: list[str] = []
+    for name, text in _CLASSES:
+        items = grouped.get(name, [])
+        if not items:
+            continue
+        commands = len({j.command for j, _ in items})
+        out.append(f"### {name}: {commands} commands\n{text}\n")
+        for judgement, finding in items[:examples]:
+            out.append(f"- `{judgement.command!r}` -> {finding}")
+        out.append("")
+    return "\n".join(out)
+
+
 def _write_fns(path: Path, tally: Tally, args: argparse.Namespace) -> None:
     what = "the test sample" if args.sample else f"{tally.tried} mutants (seed {args.seed})"
-    text = f"# Oracle false negatives: {what}\n\n```\n{tally.summary()}\n```\n\n{tally.misses_text()}\n"
+    text = (
+        f"# Oracle false negatives: {what}\n\n```\n{tally.summary()}\n```\n\n"
+        f"## By class\n\n{classes_text(tally)}\n## Every false negative, by kind\n\n{tally.misses_text()}\n"
+    )
     path.write_text(text, encoding="utf-8")
+
+
+def _as_dict(judgement: Judgement) -> dict[str, object]:
+    return {
+        "command": judgement.command,
+        "findings": [[f.kind, f.detail] for f in judgement.findings],
+        "unknown": judgement.unknown,
+        "asks": list(judgement.asks),
+        "read_only": judgement.read_only,
+        "timed_out": judgement.timed_out,
+    }
+
+
+def report(args: argparse.Namespace) -> None:
+    """Re-read judgements saved by ``--save`` and print (and ``--fns-out``) the report."""
+    tally = Tally()
+    for line in args.report.read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        findings = tuple(Finding(kind, detail) for kind, detail in item["findings"])
+        tally.add(
+            Judgement(
+                item["command"],
+                findings,
+                item["unknown"],
+                tuple(item["asks"]),
+                item["read_only"],
+                item["timed_out"],
+            )
+        )
+    print(tally.summary())
+    print()
+    print(classes_text(tally))
+    if args.fns_out:
+        _write_fns(args.fns_out, tally, args)
 
 
 def main() -> None:
@@ -131,9 +296,13 @@ def main() -> None:
     parser.add_argument("--progress", type=float, default=30.0, help="seconds between progress lines")
     parser.add_argument("--fns-out", type=Path, help="write the false negatives as markdown here")
     parser.add_argument("--readonly-rate", action="store_true", help="prompts on the plain read-only corpus")
+    parser.add_argument("--save", type=Path, help="write every judgement here (JSON lines)")
+    parser.add_argument("--report", type=Path, help="print the report of judgements saved by --save")
     args = parser.parse_args()
     if args.readonly_rate:
         readonly_rate()
+    elif args.report:
+        report(args)
     else:
         campaign(args)
 

@@ -93,7 +93,7 @@ class Tally:
     read_only: int = 0
     false_alarms: int = 0
     silent: int = 0
-    misses: dict[str, list[tuple[str, Finding]]] = field(default_factory=dict)
+    misses: dict[str, list[tuple[Judgement, Finding]]] = field(default_factory=dict)
     alarm_examples: list[str] = field(default_factory=list)
 
     def add(self, judgement: Judgement) -> None:
@@ -108,12 +108,12 @@ class Tally:
             if len(self.alarm_examples) < 50:
                 self.alarm_examples.append(f"{judgement.command!r} asks {', '.join(judgement.asks)}")
         for finding in judgement.findings:
-            self.misses.setdefault(finding.kind, []).append((judgement.command, finding))
+            self.misses.setdefault(finding.kind, []).append((judgement, finding))
 
     @property
     def false_negatives(self) -> int:
         """Commands with at least one finding."""
-        return len({command for found in self.misses.values() for command, _ in found})
+        return len({judgement.command for found in self.misses.values() for judgement, _ in found})
 
     def rate(self, count: int, of: int | None = None) -> str:
         """``count`` as a percentage of ``of`` (default: commands tried)."""
@@ -142,8 +142,8 @@ class Tally:
         out: list[str] = []
         for kind, found in sorted(self.misses.items()):
             out.append(f"## {kind} ({len(found)})")
-            for command, finding in found[: limit or None]:
-                out.append(f"- `{command!r}` -> {finding.detail}")
+            for judgement, finding in found[: limit or None]:
+                out.append(f"- `{judgement.command!r}` -> {finding.detail}")
         return "\n".join(out)
 
 
