@@ -1,7 +1,7 @@
 """Finding and killing what is left of a command's process group (its own session).
 
-Owns: /proc liveness checks, the TERM -> grace -> KILL sequence for one group and the
-crash-recovery process record. Must not touch: pipes, output, results, storage.
+Owns: /proc liveness checks, the one TERM -> grace -> KILL sequence for a group and the
+``ProcessRecord`` crash recovery reads. Must not touch: pipes, output, results, storage.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,12 +86,13 @@ class ProcessRecord:
         """Whether the recorded shell is alive and is still that same process."""
         return is_alive(self.pid) and start_time(self.pid) == self.start
 
-    async def stop(self, grace_s: float) -> bool:
-        """Stop what is left of the recorded command (``terminate_group``) if its shell is
-        still that same process; True when something was signalled."""
+    def stop(self, grace_s: float) -> bool:
+        """Stop what is left of the recorded command (``terminate_group_now``: TERM, then
+        KILL after ``grace_s`` seconds) if its shell is still that same process; True when
+        something was signalled. Blocking: for start-up recovery, outside an event loop."""
         if not self.still_running():
             return False
-        await terminate_group(self.pgid, grace_s, present=[self.pid])
+        terminate_group_now(self.pgid, grace_s, present=[self.pid])
         return True
 
 
@@ -149,13 +150,29 @@ def signal_group(leader: int, members: list[int], sig: signal.Signals) -> None:
             os.kill(pid, sig)
 
 
-async def _wait_gone(leader: int, seconds: float) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while True:
-        alive = group_members(leader)
-        if not alive or time.monotonic() >= deadline:
-            return alive
-        await asyncio.sleep(_POLL_S)
+def _term_then_kill(leader: int, grace_s: float, present: list[int]) -> Generator[float, None, list[int]]:
+    """THE TERM -> grace -> KILL sequence, written once: SIGTERM + SIGCONT to the group and
+    session of ``leader``, then SIGKILL to whatever is alive after ``grace_s`` seconds,
+    then up to ``_KILL_WAIT_S`` for the kernel to take them. Each ``yield`` asks its driver
+    to sleep that many seconds before liveness (/proc) is read again; it returns the pids
+    still alive at the end. ``terminate_group`` drives it with asyncio, ``terminate_group_now``
+    with a blocking sleep (start-up recovery, outside any event loop)."""
+    alive = group_members(leader) or list(present)
+    if not alive:
+        return []
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, _KILL_WAIT_S)):
+        signal_group(leader, alive, sig)
+        if sig == signal.SIGTERM:
+            signal_group(leader, alive, signal.SIGCONT)
+        deadline = time.monotonic() + wait_s
+        while True:
+            alive = group_members(leader)
+            if not alive:
+                return []
+            if time.monotonic() >= deadline:
+                break
+            yield _POLL_S
+    return alive
 
 
 async def terminate_group(leader: int, grace_s: float, *, present: list[int] | None = None) -> list[int]:
@@ -163,18 +180,23 @@ async def terminate_group(leader: int, grace_s: float, *, present: list[int] | N
     ``leader``; SIGKILL to whatever is still alive after ``grace_s`` seconds, checked by
     real liveness (/proc), not by "a signal was sent". Grandchildren are included.
     ``present``: pids known to be alive, signalled even when /proc lists no member.
-    The one TERM -> KILL sequence: the runner's kill path and crash recovery both use it.
 
     Returns the pids still alive at the end (normally []; a process that left the
     session with setsid cannot be found). (seed: shell tool, kill with forceKillAfter 3 s.)
     """
-    alive = group_members(leader) or list(present or [])
-    if not alive:
-        return []
-    signal_group(leader, alive, signal.SIGTERM)
-    signal_group(leader, alive, signal.SIGCONT)
-    alive = await _wait_gone(leader, grace_s)
-    if not alive:
-        return []
-    signal_group(leader, alive, signal.SIGKILL)
-    return await _wait_gone(leader, _KILL_WAIT_S)
+    steps = _term_then_kill(leader, grace_s, present or [])
+    try:
+        while True:
+            await asyncio.sleep(next(steps))
+    except StopIteration as done:
+        return list(done.value)
+
+
+def terminate_group_now(leader: int, grace_s: float, *, present: list[int] | None = None) -> list[int]:
+    """``terminate_group`` for code outside an event loop (blocks up to ``grace_s`` + 2 s)."""
+    steps = _term_then_kill(leader, grace_s, present or [])
+    try:
+        while True:
+            time.sleep(next(steps))
+    except StopIteration as done:
+        return list(done.value)
