@@ -486,3 +486,20 @@ def test_embedded_deny_respects_a_more_specific_allow() -> None:
     assert check(AskRequest("bash", [text], unanalysed=[text]), rules).action == "ask"  # asked, not denied
     hidden = "a=$(( x )); rm -rf src\n'"
     assert check(AskRequest("bash", [hidden], unanalysed=[hidden]), rules).action == "deny"
+
+
+def test_a_deny_rule_makes_an_unanalysed_text_a_question_for_a_person() -> None:
+    """A catch-all allow never allows an unanalysed text when any deny rule exists for the
+    permission; without a deny rule it still does."""
+    from shellpilot.permission.service import Verdict, check
+
+    text = "X=r; ${X}m victim"
+    guarded = rules_from_config({"bash": {"*": "allow", "rm *": "deny"}})
+    verdict = check(AskRequest("bash", [text], unanalysed=[text]), guarded)
+    assert verdict == Verdict("ask", needs=(text,), person_only=True)
+    other_permission = rules_from_config({"bash": "allow", "edit": {"*.lock": "deny"}})
+    assert check(AskRequest("bash", [text], unanalysed=[text]), other_permission).action == "allow"
+    wildcard = rules_from_config({"bash": "allow", "*": {"rm *": "deny"}})
+    assert check(AskRequest("bash", [text], unanalysed=[text]), wildcard).person_only
+    # the scanner's own pattern (not the whole text) is judged by every rule as before
+    assert check(AskRequest("bash", ["${X}m victim"]), guarded).action == "allow"

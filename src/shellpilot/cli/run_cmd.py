@@ -140,7 +140,7 @@ class _NoTerminalReasons:
 
     def asker(self, session_id: str, ruleset: list[Rule]) -> Ask:
         """``service.asker`` with rejections relabelled while ``refusing()`` is true."""
-        from shellpilot.cli.permission_prompt import no_terminal_reason
+        from shellpilot.cli.permission_prompt import refusal
         from shellpilot.errors import PermissionRejected
 
         inner = self.service.asker(session_id, ruleset)
@@ -152,7 +152,7 @@ class _NoTerminalReasons:
                 if type(exc) is not PermissionRejected or not self.refusing():
                     raise
                 verdict = self.service.check(request, ruleset)
-                raise PermissionRejected(no_terminal_reason(request, verdict, self.allowed)) from None
+                raise refusal(request, verdict, self.allowed) from None
 
         return ask
 
