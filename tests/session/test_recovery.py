@@ -129,8 +129,9 @@ def test_opening_a_store_signals_nothing_recover_stops_the_orphan(
     assert done.parts == [part_id] and done.killed == [part_id]
     assert orphan.wait(10) == -15  # SIGTERM from recovery
     assert group_members(orphan.pid) == []  # the shell and both sleeps
-    state = store.get_part(part_id).state
-    assert isinstance(state, ToolFailed) and state.metadata["interrupted"]["killed"] is True
+    stopped = store.get_part(part_id)
+    assert isinstance(stopped, ToolPart) and isinstance(stopped.state, ToolFailed)
+    assert stopped.state.metadata["interrupted"]["killed"] is True
 
 
 def test_a_reused_pid_is_left_alone(tmp_path: Path, orphan: subprocess.Popen[bytes]) -> None:
