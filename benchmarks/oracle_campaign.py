@@ -41,7 +41,6 @@ def readonly_rate() -> None:
     """Print the share of the plain read-only corpus that runs without a prompt."""
     import os
 
-    from shellpilot.scanner.scan import scan
     from shellpilot.testing.oracle.fixture import Fixture
     from shellpilot.testing.oracle.prompts import Gate
 
@@ -54,8 +53,7 @@ def readonly_rate() -> None:
         gate = Gate(fixture.project, Path(tmp) / "data")
         prompting: list[str] = []
         for command in commands:
-            found = scan(command, cwd=fixture.project, project_dir=fixture.project, shell="bash")
-            asks = gate.asks(command, found)
+            asks = gate.asks(gate.plan(command))
             if asks:
                 prompting.append(f"  {command!r} asks {', '.join(asks)}")
     quiet = len(commands) - len(prompting)

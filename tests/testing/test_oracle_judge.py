@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from shellpilot.scanner.scan import scan
 from shellpilot.scanner.scan_result import Scan, ScannedCommand
 from shellpilot.testing.oracle import Oracle
 from shellpilot.testing.oracle.judge import Judgement
@@ -148,20 +147,22 @@ def test_the_hostile_fixture_is_hostile(oracle: Oracle) -> None:
 
 
 def test_the_prompt_mirror_agrees_with_the_real_tool(oracle: Oracle, tmp_path: Path) -> None:
-    """prompts.Gate replays ShellTool.execute's asks; the real tool with the real permission
-    service and default rules asks the same permissions for commands safe to run."""
+    """prompts.Gate decides the gate's asks with the default rules; the real tool with the
+    real permission service asks the same permissions for commands safe to run."""
     from shellpilot.bus import Bus
+    from shellpilot.config import Config
     from shellpilot.permission import PermissionService, default_rules, grants_path
     from shellpilot.permission.events import PermissionAsked, PermissionRequest
     from shellpilot.testing.oracle.prompts import Gate
     from shellpilot.tool import ToolContext
-    from shellpilot.tool.shell import ShellParams
+    from shellpilot.tool.shell import ShellParams, ShellTool
 
     project = tmp_path / "project"
     project.mkdir()
     (project / "a.txt").write_text("a\n")
     data = tmp_path / "data"
     gate = Gate(project, data)
+    tool = ShellTool(Config(), data)
     commands = [
         "ls",
         "cat a.txt 2>/dev/null",
@@ -185,7 +186,7 @@ def test_the_prompt_mirror_agrees_with_the_real_tool(oracle: Oracle, tmp_path: P
             session_id="s", call_id="c", project_dir=project, ask=service.asker("s", default_rules(data))
         )
         params: Any = ShellParams(command=command, description="d")
-        call = asyncio.ensure_future(gate.tool.execute(params, ctx))
+        call = asyncio.ensure_future(tool.execute(params, ctx))
         seen: list[str] = []
         while True:
             request = asyncio.ensure_future(queue.get())
@@ -199,5 +200,4 @@ def test_the_prompt_mirror_agrees_with_the_real_tool(oracle: Oracle, tmp_path: P
             service.reply(request.result().id, "once")
 
     for command in commands:
-        found = scan(command, cwd=project, project_dir=project, shell="bash")
-        assert asyncio.run(asked(command)) == gate.asks(command, found), command
+        assert asyncio.run(asked(command)) == gate.asks(gate.plan(command)), command

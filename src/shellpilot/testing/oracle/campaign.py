@@ -72,7 +72,7 @@ class Oracle:
 
         project = self.fixture.project
         found = scan(command, cwd=project, project_dir=project, shell="bash")
-        asks = self.gate.asks(command, found)
+        asks = self.gate.asks(self.gate.plan(command))
         run = self.sandbox.run(command)
         return self.judge.judge(run, found, asks)
 
