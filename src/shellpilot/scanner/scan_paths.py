@@ -61,7 +61,7 @@ _CP = ArgSpec(short_paths="tT", short_values="S", long_paths=_s("--target-direct
 _OWNER = ArgSpec("skip1", long_paths=_s("--reference"))
 
 SPECS: dict[str, ArgSpec] = {
-    # file commands of the issue (and their close kin)
+    # file commands (and their close kin)
     "rm": _ALL,
     "rmdir": _ALL,
     "unlink": _ALL,

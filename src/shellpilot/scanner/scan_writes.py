@@ -10,29 +10,22 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
 
-from shellpilot.scanner.scan_result import Record
 from shellpilot.scanner.words import Word
 
-_TARGET_FIELDS = ("word", "into", "directory")
 
-
-class Target(Record):
-    """One word naming something a command writes (a read-only record, see `Record`).
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One word naming something a command writes.
 
     `into`: when the word names a directory (it exists, ends with `/`, or `directory` is
     set), the files written are these names inside it (`cp a b dir` writes `dir/a`,
     `dir/b`); empty: the word itself is written.
     """
 
-    __slots__ = _TARGET_FIELDS
-    _fields = _TARGET_FIELDS
-
-    def __init__(self, word: Word, into: tuple[str, ...] = (), directory: bool = False) -> None:
-        self.word: Final = word
-        self.into: Final = into
-        self.directory: Final = directory
+    word: Word
+    into: tuple[str, ...] = ()
+    directory: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +163,7 @@ def written(name: str, args: Sequence[Word]) -> list[Target]:
     (sources disappear) and the destination; cp/install: the destination (`install -d`:
     every operand); ln: the link name (`ln -s t` makes `./t`); chmod/chown/chgrp: the
     files after the mode/owner (all of them with `--reference`); dd: `of=`; sed: its
-    files when `-i`/`--in-place`. Source: shellpilot's edit permission for shell writes.
+    files when `-i`/`--in-place`.
     """
     if name not in _OPTS:
         return []
@@ -341,18 +334,18 @@ def sed_script_writes(script: Word) -> list[Target]:
         head = body[0]
         if head in "wW":
             name = body[1:].strip()
-            out.append(Target(Word.literal(name) if name else Word("", "", 0, 0, True, None)))
+            out.append(Target(Word.literal(name) if name else Word.unknowable()))
         elif head == "e":
-            out.append(Target(Word("e", "e", 0, 0, True, None)))
+            out.append(Target(Word.unknowable("e")))
         elif head == "s" and len(body) > 1:
             flags = _sed_flags(body)
             if flags is None:
                 continue
             if "e" in flags.split("w", 1)[0]:
-                out.append(Target(Word("e", "e", 0, 0, True, None)))
+                out.append(Target(Word.unknowable("e")))
             if "w" in flags:
                 name = flags.split("w", 1)[1].strip()
-                out.append(Target(Word.literal(name) if name else Word("", "", 0, 0, True, None)))
+                out.append(Target(Word.literal(name) if name else Word.unknowable()))
     return out
 
 

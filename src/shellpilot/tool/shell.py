@@ -212,7 +212,7 @@ class ShellTool:
         outside = self.outside_globs(cwd, list(found.dirs), project)
         if outside:
             await ctx.ask("external_directory", outside, outside, meta)
-        writes = edit_patterns(found.writes, project)
+        writes = edit_patterns(list(found.writes), project)
         if writes:
             await ctx.ask("edit", writes, writes, meta)
         patterns, always = list(found.patterns), list(found.always)
