@@ -177,7 +177,7 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
         ["/srv"],
     ),
     ('cat <<< "$(rm q)"', ["rm q", 'cat <<< "$(rm q)"'], ["rm *", "cat *"], []),
-    ("export A=1 && constructor x", ["export A=1", "constructor x"], ["export *", "constructor *"], []),
+    ("export A=1 && constructor x", ["export A=1", "constructor x"], ["export *", "constructor x *"], []),
     ("rm 'my file' a\\ b \"c d\"", ["rm 'my file' 'a b' 'c d'"], ["rm *"], []),
     ("[ -f x ] && rm x", ["rm x"], ["rm *"], []),
     ("((i++)); (( $(rm x) ))", ["rm x"], ["rm *"], []),

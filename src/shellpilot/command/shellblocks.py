@@ -112,11 +112,17 @@ def scan_block(command: str, project_dir: Path, shell: str = "bash") -> BlockChe
     from shellpilot.permission.readonly import is_read_only
 
     spills = (tool_output_dir(data_dir()),)
-    read_only = [
-        c.text
-        for c in result.commands
-        if is_read_only(list(c.argv), cwd=project_dir, project_dir=project_dir, text=c.text, readable=spills)
-    ]
+    judged: dict[str, bool] = {}  # a text is read-only when every command with it is, in every cwd
+    for c in result.commands:
+        judged[c.text] = (
+            judged.get(c.text, True)
+            and bool(c.cwds)
+            and all(
+                is_read_only(list(c.argv), cwd=Path(d), project_dir=project_dir, text=c.text, readable=spills)
+                for d in c.cwds
+            )
+        )
+    read_only = [text for text, ok in judged.items() if ok]
     return BlockCheck(list(result.patterns), list(result.always), list(result.dirs), read_only)
 
 

@@ -9,14 +9,17 @@ redirects (bash_walk.py, bash_redirects.py) or results policy.
 from __future__ import annotations
 
 from shellpilot.scanner import bash_nesting
+from shellpilot.scanner.arity import known
 from shellpilot.scanner.bash_nesting import RunHere
 from shellpilot.scanner.context import Cwds, ScanContext
+from shellpilot.scanner.option_table import SHAPES
+from shellpilot.scanner.options import find_paths, read
 from shellpilot.scanner.parse import POSIX_SHELLS
-from shellpilot.scanner.scan_paths import CD_COMMANDS, SPECS, path_operands
-from shellpilot.scanner.scan_writes import WRITERS, git_writes, written
+from shellpilot.scanner.scan_paths import CD_COMMANDS
+from shellpilot.scanner.scan_writes import WRITERS, Target, find_writes, written
 from shellpilot.scanner.shell_strings import FOREIGN_SHELLS
 from shellpilot.scanner.words import Word
-from shellpilot.scanner.wrappers import WRAPPERS, program_name, unwrap
+from shellpilot.scanner.wrappers import FIRST_WORDS, package_name, program_name, unwrap
 
 # Commands whose arguments carry more command text to scan (see bash_nesting).
 _RUNS_TEXT = POSIX_SHELLS | FOREIGN_SHELLS | {"eval", "find", "trap", "su", "runuser"}
@@ -24,9 +27,8 @@ _RUNS_TEXT = POSIX_SHELLS | FOREIGN_SHELLS | {"eval", "find", "trap", "su", "run
 # What `judge()` must do for a command name, as bit flags in one table: one dict lookup
 # per command instead of one per table.
 _CD = 1  # cd, pushd, popd, chdir: moves the simulated cwd
-_PATHS = 2  # has an argument table (scan_paths.SPECS) or is `find`: check path operands
-_WRITES = 4  # modifies files named by its arguments (scan_writes.WRITERS)
-_GIT = 8  # writes only for `init`/`clone` (scan_writes.git_writes)
+_PATHS = 2  # has an option shape (option_table.SHAPES) or is `find`: check path words
+_WRITES = 4  # may write files named by its words (scan_writes.WRITERS)
 _RUNS = 16  # runs command text from its arguments (`bash -c`, eval, find -exec, ...)
 
 
@@ -34,9 +36,8 @@ def _roles() -> dict[str, int]:
     roles: dict[str, int] = {}
     for flag, names in (
         (_CD, CD_COMMANDS),
-        (_PATHS, {*SPECS, "find"}),
+        (_PATHS, {*SHAPES, "find"}),
         (_WRITES, WRITERS),
-        (_GIT, {"git"}),
         (_RUNS, _RUNS_TEXT),
     ):
         for name in names:
@@ -45,6 +46,16 @@ def _roles() -> dict[str, int]:
 
 
 _ROLES = _roles()
+_PYTHONS = frozenset({"python", "python3", "python2"})
+# Programs that, written right after a program the scanner does not know (`rtk rm -rf x`),
+# are taken to be what it runs: so deny rules, dirs and writes see them.
+_BEHIND_NAMES = """
+rm rmdir unlink shred mv cp ln dd chmod chown chgrp truncate tee touch mkdir install
+sed perl python python3 ruby node php bash sh zsh dash ksh eval exec sudo su doas env
+xargs curl wget nc ncat socat ssh scp rsync git tar zip unzip 7z cat kill pkill
+killall find docker kubectl
+"""
+_BEHIND = frozenset(_BEHIND_NAMES.split())
 
 
 class BashShell:
@@ -96,19 +107,54 @@ class CommandJudge:
         index = 0
         wrappers: tuple[str, ...] = ()
         run_cwds = cwds
-        if len(words) > 1 and (name in WRAPPERS or name[:1] in "/\\"):
+        from_input = False
+        if len(words) > 1 and (name in FIRST_WORDS or name[:1] in "/\\"):
             unwrapped = unwrap(words)
             wrappers = tuple(unwrapped.wrappers)
+            from_input = unwrapped.from_input
+            what = wrappers[0] if wrappers else name
             if unwrapped.problem:
                 builder.unknown(unwrapped.problem)
             for path in unwrapped.paths:
-                resolver.check(path, cwds, wrappers[0] if wrappers else name)
+                resolver.check(path, cwds, what)
+            for path in unwrapped.creates:  # flock's lock file
+                resolver.check(path, cwds, what)
+                resolver.target(path, cwds)
             if unwrapped.chdir is not None:
                 run_cwds = resolver.cd(unwrapped.chdir, cwds, "a wrapper's working directory")
+            for string in unwrapped.strings:  # `flock f -c CMD`, `nix-shell --run CMD`
+                if string.dynamic:
+                    builder.unknown(
+                        f"{program_name(words[unwrapped.index].value)} runs a dynamic string {string.raw}"
+                    )
+                else:
+                    self.ctx.nest("bash", string.value, run_cwds, self.depth + 1, what)
+            if unwrapped.joined:  # watch, parallel: the words are one command string
+                self.record(words, 0, program_name(name), prefix, redirects, run_cwds, (), dynamic_words)
+                joined = words[unwrapped.index : unwrapped.end]
+                # parallel's `::: a b` arguments are added to it (each job gets one)
+                joined += [w for w in words[unwrapped.end + 1 :] if not w.value.startswith(":::")]
+                bash_nesting.joined(joined, run_cwds, wrappers[-1], self.ctx, self.depth)
+                if from_input and unwrapped.end == len(words):
+                    builder.unknown(f"{wrappers[-1]} adds words from its input to {joined[0].raw}")
+                return cwds
             if unwrapped.index:
                 index = unwrapped.index
                 head = words[index]
                 name = head.value
+                if unwrapped.package and not head.dynamic:
+                    name = package_name(name)
+        elif (
+            len(words) > 1
+            and not words[1].dynamic
+            and words[1].value in _BEHIND
+            and not head.dynamic
+            and not known(program_name(name))
+        ):
+            wrappers = (program_name(name),)  # an unknown program followed by a known one
+            index = 1
+            head = words[1]
+            name = head.value
         real = words[index:] if index else words
         if head.dynamic:
             builder.unknown(f"dynamic command name {head.raw}")
@@ -120,27 +166,16 @@ class CommandJudge:
                 self.record(words, index, name, prefix, redirects, cwds, wrappers, dynamic_words)
             builder.seen = True
             return self.cd(name, real[1:], run_cwds)
-        if wrappers and wrappers[-1] == "watch":  # its words are one command text, scanned
-            self.record(words, 0, words[0].value, prefix, redirects, run_cwds, (), dynamic_words)
-            bash_nesting.joined(real, run_cwds, "watch", self.ctx, self.depth)
-            return cwds
         self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
         if not role:
             return cwds
         args = real[1:]
-        from_input = "xargs" in wrappers
-        if role & _PATHS:
-            operands = path_operands(name, args)
-            if operands:
-                if from_input:
-                    builder.unknown(f"xargs passes paths from its input to {name}")
-                for word in operands:
-                    if word.value != "{}":
-                        resolver.check(word, run_cwds, name)
-            elif from_input and name in SPECS and SPECS[name].operands != "none":
-                builder.unknown(f"xargs passes paths from its input to {name}")
-        if role & _WRITES or (role & _GIT and git_writes(args)):
-            self.writes(name, args, run_cwds, from_input)
+        if name in _PYTHONS and len(args) > 1 and args[0].value == "-m" and args[1].value in SHAPES:
+            # `python -m pip install -t DIR`, `python -m venv DIR`: the module's own options
+            module = args[1].value
+            self.files(module, args[2:], run_cwds, module in WRITERS, from_input)
+        elif role & _PATHS:
+            self.files(name, args, run_cwds, role & _WRITES != 0, from_input)
         if role & _RUNS:
             return self.runs(name, args, cwds, run_cwds, stdin)
         return cwds
@@ -193,16 +228,36 @@ class CommandJudge:
             bash_nesting.su(name, args, run_cwds, ctx, self.depth)
         return cwds
 
-    def writes(self, name: str, args: list[Word], cwds: Cwds, from_input: bool) -> None:
-        """Report the files a file-modifying command writes (see scan_writes.written)."""
+    def files(self, name: str, args: list[Word], cwds: Cwds, writes: bool, from_input: bool) -> None:
+        """Check the files a command names (its shape's path words: operands, `-o FILE`,
+        `-C DIR`...) and report those it writes (see scan_writes.written).
+
+        `from_input`: it runs under xargs, which adds paths from its input.
+        """
         resolver = self.resolver
-        for target in written(name, args):
-            word = target.word
-            # `sed 'w /x'`, `git init /x`: not path operands, so checked here
-            if not word.dynamic and (name not in SPECS or word not in args):
+        targets: list[Target]
+        if name == "find":
+            paths = find_paths(args)
+            targets = find_writes(args)
+            operands = True
+        else:
+            shape = SHAPES[name]
+            parsed = read(shape, args)
+            paths = parsed.path_words()
+            targets = written(parsed) if writes else []
+            operands = shape.operands != "none"
+        if from_input and (paths or operands):
+            self.builder.unknown(f"xargs passes paths from its input to {name}")
+        for word in paths:
+            if word.value != "{}":
                 resolver.check(word, cwds, name)
-            resolver.target(word, cwds, target.into, target.directory)
-        if from_input:
+        for target in targets:
+            word = target.word
+            if not word.dynamic and word not in paths:  # `sed 'w /x'`, `git init /x`, `-v /:/h`
+                resolver.check(word, cwds, name)
+            if not target.read_only:
+                resolver.target(word, cwds, target.into, target.directory)
+        if from_input and writes:
             self.builder.wrote("*")  # `xargs rm`: the files come from its input
 
     def cd(self, name: str, args: list[Word], cwds: Cwds) -> Cwds:

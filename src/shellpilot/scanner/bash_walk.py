@@ -365,6 +365,8 @@ class BashWalker:
         for child in node.children:
             kind = kinds[child.kind_id]
             if kind == "command_name":
+                if child.start_byte == child.end_byte:
+                    continue  # a MISSING name tree-sitter puts after `X=1 > f` (a syntax error)
                 if child.child_count != 1:
                     word = self.words.container(child, cwds)
                     words.append(word)

@@ -221,13 +221,25 @@ class ShellTool:
             patterns += [call.command] if call.command not in patterns else []
             always += [call.command] if call.command not in always else []
         else:
-            read_only = [
-                c.text
-                for c in found.commands
-                if is_read_only(
-                    list(c.argv), cwd=cwd, project_dir=project, text=c.text, readable=(self.output_dir,)
+            # A text is read-only when every command with it is, in every cwd it runs in
+            # (`cd sub && git status`: sub's repository counts).
+            judged: dict[str, bool] = {}
+            for c in found.commands:
+                judged[c.text] = (
+                    judged.get(c.text, True)
+                    and bool(c.cwds)
+                    and all(
+                        is_read_only(
+                            list(c.argv),
+                            cwd=Path(d),
+                            project_dir=project,
+                            text=c.text,
+                            readable=(self.output_dir,),
+                        )
+                        for d in c.cwds
+                    )
                 )
-            ]
+            read_only = [text for text, ok in judged.items() if ok]
         if patterns:
             unanalysed = [call.command] if found.unknown else []
             reasons = {**meta, "reasons": list(found.reasons)}
