@@ -364,7 +364,7 @@ def test_set_names_the_documented_commands() -> None:
         ("FOO=1 ls", []),
         ("timeout 5 cat README.md", []),
         ("echo x > README.md", []),
-        ("ls 2>/dev/null", ["ls 2>/dev/null"]),
+        ("ls 2>/dev/null", ["ls 2> /dev/null"]),
         ("ls > out.txt", []),
         ("cat $HOME/x", []),
         ("cat ~/.ssh/id_rsa", []),

@@ -103,26 +103,26 @@ WRITES: list[tuple[str, list[str]]] = [
 def test_writes(proj: Path, command: str, expected: list[str]) -> None:
     home = str(proj.parent / "home")
     result = scan(command, cwd=proj, project_dir=proj)
-    assert result.writes == [e.replace("{P}", str(proj)).replace("{H}", home) for e in expected]
+    assert list(result.writes) == [e.replace("{P}", str(proj)).replace("{H}", home) for e in expected]
 
 
 def test_cd_then_write_follows_the_simulated_cwd(proj: Path) -> None:
     outside = proj.parent / "elsewhere"
     result = scan(f"cd {outside} && rm x", cwd=proj, project_dir=proj)
-    assert result.writes == [f"{outside}/x"]
-    assert result.dirs == [str(outside)]
+    assert list(result.writes) == [f"{outside}/x"]
+    assert list(result.dirs) == [str(outside)]
     unknown = scan('cd "$X" && rm x', cwd=proj, project_dir=proj)
-    assert unknown.writes == ["*"] and unknown.unknown
+    assert list(unknown.writes) == ["*"] and unknown.unknown
 
 
 def test_read_write_redirect_is_unknown_and_a_write(proj: Path) -> None:
     result = scan("echo hi 1<>file", cwd=proj, project_dir=proj)
     assert result.unknown
-    assert result.writes == [str(proj / "file")]
+    assert list(result.writes) == [str(proj / "file")]
 
 
 def test_written_places_outside_are_dirs(proj: Path) -> None:
     outside = proj.parent / "elsewhere"
     for command in (f"sort -o {outside}/o in", f"sed -n 'w {outside}/o' f", f"iconv -o {outside}/o in"):
         result = scan(command, cwd=proj, project_dir=proj)
-        assert result.dirs == [str(outside)], command
+        assert list(result.dirs) == [str(outside)], command

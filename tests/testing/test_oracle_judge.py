@@ -34,15 +34,15 @@ def _scan(
 ) -> Scan:
     """A scan predicting exactly these commands, writes and dirs (paths relative to the project)."""
     project = oracle.fixture.project
-    commands = [ScannedCommand(" ".join(a), a, a[0] + " *", False, []) for a in argvs]
+    commands = tuple(ScannedCommand(" ".join(a), tuple(a), a[0] + " *", False, ()) for a in argvs)
     return Scan(
-        [c.text for c in commands],
-        [c.always for c in commands],
-        list(dirs),
+        tuple(c.text for c in commands),
+        tuple(c.always for c in commands),
+        tuple(dirs),
         unknown,
-        ["test"] if unknown else [],
+        ("test",) if unknown else (),
         commands,
-        [w if w.startswith("/") or w == "*" else str(project / w) for w in writes],
+        tuple(w if w.startswith("/") or w == "*" else str(project / w) for w in writes),
     )
 
 

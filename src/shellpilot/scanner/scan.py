@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
+from shellpilot.scanner.bash_walk import scan_bash
 from shellpilot.scanner.cmdline import scan_cmd
+from shellpilot.scanner.context import Grammar, GrammarScan, ScanContext
 from shellpilot.scanner.parse import POSIX_SHELLS, POWERSHELLS
-from shellpilot.scanner.scan_bash import scan_bash
 from shellpilot.scanner.scan_paths import PathResolver
 from shellpilot.scanner.scan_powershell import scan_powershell
 from shellpilot.scanner.scan_result import (
@@ -23,6 +24,11 @@ from shellpilot.scanner.scan_result import (
 )
 
 __all__ = ["MAX_DEPTH", "MAX_NESTING", "Scan", "ScanBuilder", "ScannedCommand", "scan", "shell_kind"]
+
+
+GRAMMARS: dict[Grammar, GrammarScan] = {"bash": scan_bash, "powershell": scan_powershell, "cmd": scan_cmd}
+"""The scanner of each grammar, handed down to every scanner of a scan (see ScanContext):
+text one shell hands to another (`pwsh -Command "bash -c '..'"`) is scanned through it."""
 
 
 @lru_cache(maxsize=256)
@@ -82,7 +88,7 @@ def scan(
     `unknown`. A relative `cwd` is taken relative to `project_dir`; a `cwd` outside the
     project is itself put in `dirs`. Never raises for bad commands: parse errors, unknown
     syntax and internal failures set `unknown` with a reason. Arguments of the wrong type
-    (bytes, None) raise TypeError, from both builds (see shellpilot._compiled).
+    (bytes, None) raise TypeError.
 
     Wrappers (sudo, doas, env, nohup, nice, ionice, timeout, stdbuf, time, command,
     builtin, exec, setsid, coproc, xargs, watch; a leading `\\`; an absolute program path)
@@ -110,7 +116,6 @@ def scan(
     backticks in unquoted here-documents), scans their text and sets `unknown`.
     Brace lists and sequences in literal words are expanded as bash does (`cp a{,.bak}`,
     over 64 words: `unknown`); a glob component that may match `..` (`.?/x`) is `unknown`.
-    Source: issue 2 §2; spec §2.3 ("Permission scan") and §7.2 (its gaps, closed here).
     """
     # (callers pass Paths or strs; os.fspath on a Path costs two Python-level calls)
     project_text = project_dir if isinstance(project_dir, str) else os.fspath(project_dir)
@@ -121,7 +126,6 @@ def scan(
         and isinstance(project_text, str)
         and isinstance(cwd_text, str)
     ):
-        # The same error from both builds (the compiled one checks `command: str` itself).
         kinds = ", ".join(type(v).__name__ for v in (command, shell, project_text, cwd_text))
         raise TypeError(f"scan() takes str command and shell, str or PathLike[str] paths; got {kinds}")
     placed = _places(project_text, cwd_text)
@@ -135,15 +139,11 @@ def scan(
     if not resolver.inside(start):
         builder.outside(start)
     kind = shell_kind(shell)
+    ctx = ScanContext(builder, resolver, GRAMMARS)
     try:
-        if kind == "powershell":
-            scan_powershell(command, (start,), builder, resolver, 0)
-        elif kind == "cmd":
-            scan_cmd(command, (start,), builder, resolver)
-        else:
-            if kind == "other":
-                builder.unknown(f"shell {shell!r} is not bash, PowerShell or cmd; scanned as bash")
-            scan_bash(command, (start,), builder, resolver, 0)
+        if kind == "other":
+            builder.unknown(f"shell {shell!r} is not bash, PowerShell or cmd; scanned as bash")
+        GRAMMARS["bash" if kind == "other" else kind](command, (start,), ctx, 0)  # type: ignore[index]
     except Exception as err:  # a scanner bug must never mean "nothing to check"
         builder.unknown(f"scanner failure ({type(err).__name__}: {err})")
     if not builder.seen and command.strip():

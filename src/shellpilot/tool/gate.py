@@ -182,13 +182,26 @@ def plan_command(
         always += [command] if command not in always else []
     else:
         readable = (output_dir,) if output_dir is not None else ()
-        read_only = [
-            c.text
-            for c in found.commands
-            if is_read_only(
-                list(c.argv), cwd=cwd, project_dir=project_dir, text=c.text, readable=readable, line=command
+        # A text is read-only when every command with it is, in every cwd it runs in
+        # (`cd sub && git status`: sub's repository counts).
+        judged: dict[str, bool] = {}
+        for c in found.commands:
+            judged[c.text] = (
+                judged.get(c.text, True)
+                and bool(c.cwds)
+                and all(
+                    is_read_only(
+                        list(c.argv),
+                        cwd=Path(d),
+                        project_dir=project_dir,
+                        text=c.text,
+                        readable=readable,
+                        line=command,
+                    )
+                    for d in c.cwds
+                )
             )
-        ]
+        read_only = [text for text, ok in judged.items() if ok]
     return ShellPlan(
         command=command,
         cwd=cwd,

@@ -39,6 +39,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shellpilot.permission.readonly import READ_ONLY_COMMANDS
@@ -380,7 +381,7 @@ class Judge:
                 out.append(path)
         return out
 
-    def _covered(self, path: str, entries: list[str], *, dirs: bool = False) -> bool:
+    def _covered(self, path: str, entries: Sequence[str], *, dirs: bool = False) -> bool:
         """Is ``path`` covered by a scan's ``writes`` (or ``dirs``) entry?"""
         for entry in entries:
             if entry == "*" and not dirs:

@@ -1,0 +1,473 @@
+"""The bash-grammar scanner: walks a tree-sitter bash tree statement by statement.
+
+Owns: statements (lists, pipelines, compound commands), the simulated cwd through them,
+which command each redirect belongs to, and the nets for substitutions the walk did
+not reach. Must not touch: judging one command (bash_command.py), reading words or
+redirects (bash_words.py, bash_redirects.py) or results policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from shellpilot.scanner.bash_command import BashShell, CommandJudge
+from shellpilot.scanner.bash_kinds import (
+    BRANCHY,
+    CHAINS,
+    COMPOUND,
+    PASSIVE,
+    SEQUENCE,
+    STATEMENTS,
+    SUBSTITUTIONS,
+)
+from shellpilot.scanner.bash_nesting import NO_STDIN
+from shellpilot.scanner.bash_nets import hidden, sweep
+from shellpilot.scanner.bash_redirects import REDIRECTS, RedirectReader
+from shellpilot.scanner.bash_source import BashSource
+from shellpilot.scanner.bash_words import WordReader, expand_braces
+from shellpilot.scanner.context import Cwds, ScanContext
+from shellpilot.scanner.scan_result import MAX_DEPTH, MAX_NESTING
+from shellpilot.scanner.words import Word, plain_word, shown
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+_MAX_CWDS = 8
+
+
+def _union(a: Cwds, b: Cwds) -> Cwds:
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a
+    merged = tuple(dict.fromkeys(a + b))
+    return merged if len(merged) <= _MAX_CWDS else None
+
+
+def scan_bash(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
+    """Scan `source` as a new bash process runs it, starting in `cwds`; returns the cwds
+    after it (`None`: unknowable). The `bash` entry of `ScanContext.grammars`."""
+    return BashWalker(source, ctx, depth, BashShell()).run(cwds)
+
+
+class BashWalker:
+    """Walks one bash text's statements, handing each simple command to a `CommandJudge`."""
+
+    __slots__ = (
+        "attached",
+        "builder",
+        "ctx",
+        "depth",
+        "inherited",
+        "judge",
+        "kinds",
+        "redirects",
+        "shell",
+        "source",
+        "visited",
+        "words",
+    )
+
+    def __init__(self, source: str, ctx: ScanContext, depth: int, shell: BashShell) -> None:
+        self.source = BashSource(source)
+        self.kinds = self.source.kinds
+        self.ctx = ctx
+        self.builder = ctx.builder
+        self.depth = depth
+        self.shell = shell
+        self.words = WordReader(self.source, self.nested)
+        self.redirects = RedirectReader(self.source, self.words, ctx, self)
+        self.judge = CommandJudge(ctx, shell, depth, self.run_here)
+        # Start bytes of the substitutions scanned so far (checked by `sweep`).
+        self.visited: set[int] = set()
+        # (start, end) of a statement -> redirect nodes written after the list or
+        # pipeline it ends (`a && b > f`: the `> f` of `b`).
+        self.attached: dict[tuple[int, int], list[Node]] = {}
+        # Texts of the redirects of the compound commands around the statement walked now
+        # (`{ a; b; } > f`: `> f` belongs to `a` and to `b`).
+        self.inherited: list[str] = []
+
+    def run(self, cwds: Cwds) -> Cwds:
+        """Scan the whole text from `cwds`; returns the cwds after it."""
+        builder = self.builder
+        data = self.source.data
+        tree = self.source.parse()
+        if tree is None:
+            builder.unknown(f"a {len(data):,}-byte command too costly to parse")
+            builder.seen = True  # (not "no command found": it was not looked at)
+            return None
+        root = tree.root_node
+        if root.has_error:
+            builder.unknown(f"could not parse {self.source.short(root)} (syntax error)")
+        out = self.sequence(root.children, cwds)
+        # Every substitution node starts at its own `$(`, `<(`, `>(` or backtick, so when the
+        # walk visited as many as the text has openers, it visited them all; otherwise
+        # (`$((`, quoted text, a syntax error) the tree is searched.
+        if b"(" in data or b"`" in data:
+            openers = data.count(b"$(") + data.count(b"<(") + data.count(b">(") + data.count(b"`")
+            if openers and (openers != len(self.visited) or root.has_error):
+                sweep(self, root)
+                # Live substitutions are at most the `$(`/`<(`/`>(` plus half the backticks
+                # (rounded up); fewer visited means bash may run one the tree does not show.
+                backticks = data.count(b"`")
+                if openers - backticks + (backticks + 1) // 2 > len(self.visited):
+                    hidden(self)
+        return out
+
+    def run_here(self, source: str, cwds: Cwds, what: str) -> Cwds:
+        """Scan `source` as run by this same shell (`eval`, `trap`): its `pushd` stack is
+        shared; returns the cwds after it."""
+        builder = self.builder
+        if self.depth + 1 > MAX_DEPTH:
+            builder.unknown(f"{what} nested deeper than {MAX_DEPTH} levels")
+            return None
+        if not builder.rescan(source):
+            return None
+        return BashWalker(source, self.ctx, self.depth + 1, self.shell).run(cwds)
+
+    def sweep(self, root: Node) -> None:
+        """The safety net for substitutions the walk missed (see bash_nets.sweep)."""
+        sweep(self, root)
+
+    # statements ----------------------------------------------------------------------------
+
+    def sequence(self, nodes: Sequence[Node], cwds: Cwds) -> Cwds:
+        """Scan statements in order (a script, a body, a substitution's contents).
+
+        Every construct that nests without bound (substitutions, subshells, groups,
+        compound commands) passes through here, so this is where depth is counted.
+        """
+        builder = self.builder
+        if builder.nesting >= MAX_NESTING:
+            builder.unknown(f"statements nested deeper than {MAX_NESTING} levels")
+            return None
+        builder.nesting += 1
+        try:
+            for node in nodes:
+                if node.is_named:
+                    cwds = self.stmt(node, cwds)
+        finally:
+            builder.nesting -= 1
+        return cwds
+
+    def stmt(self, node: Node, cwds: Cwds) -> Cwds:
+        """Scan one statement starting in `cwds`; returns the cwds after it."""
+        kind = self.kinds[node.kind_id]
+        if kind == "command":
+            return self.simple(node, cwds, ())
+        if self.attached and kind in COMPOUND:
+            extra = self.attached.pop((node.start_byte, node.end_byte), None)
+            if extra is not None:
+                return self.compound(node, extra, cwds)
+        if kind == "list":
+            return self.chain(node, cwds)
+        if kind == "pipeline":
+            out = cwds
+            for child in node.children:
+                if child.is_named:
+                    out = _union(out, self.stmt(child, cwds))
+            return out
+        if kind == "redirected_statement":
+            return self.redirected(node, cwds)
+        if kind in SEQUENCE:
+            return self.sequence(node.children, cwds)
+        if kind == "subshell":
+            self.sequence(node.children, cwds)
+            return cwds
+        if kind == "function_definition":
+            return self.function(node, cwds)
+        if kind in BRANCHY:
+            self.builder.seen = True
+            return _union(cwds, self.sequence(node.children, cwds))
+        if kind == "negated_command":
+            return self.sequence(node.children, cwds)
+        if kind in ("declaration_command", "unset_command"):
+            self.declaration(node, cwds)
+            return cwds
+        if kind in ("variable_assignment", "variable_assignments", "test_command"):
+            self.builder.seen = True
+            self.nested(node, cwds)
+            return cwds
+        if kind in SUBSTITUTIONS:
+            self.substitution(node, cwds)
+            return cwds
+        if kind == "comment":
+            return cwds
+        if kind in PASSIVE:
+            self.builder.seen = True  # an expression such as `((i++))`: runs nothing itself
+            self.nested(node, cwds)
+            return cwds
+        if kind == "ERROR":
+            return self.sequence(node.children, cwds)
+        self.builder.unknown(f"unsupported syntax ({kind}) in {self.source.short(node)}")
+        self.nested(node, cwds)
+        return cwds
+
+    def chain(self, node: Node, cwds: Cwds) -> Cwds:
+        """An `&&` / `||` list. The grammar nests a chain to the left (`a && b && c` is
+        `list(list(a, b), c)`), so it is walked in a loop, not by recursion: a chain of
+        thousands of commands is scanned like a short one."""
+        kinds = self.kinds
+        lists = [node]
+        first = node.children[0]
+        while kinds[first.kind_id] == "list":
+            lists.append(first)
+            first = first.children[0]
+        out = self.stmt(first, cwds)
+        for current in reversed(lists):
+            left = right = out
+            for child in current.children[1:]:
+                if child.is_named:
+                    right = self.stmt(child, left)
+            out = _union(left, right)
+        return out
+
+    def substitution(self, node: Node, cwds: Cwds) -> None:
+        """`$(..)`, backticks, `<(..)`, `>(..)`: their commands, outside any redirect of
+        the command they sit in (their output is captured, not redirected)."""
+        self.visited.add(node.start_byte)
+        inherited = self.inherited
+        self.inherited = []
+        try:
+            self.sequence(node.children, cwds)
+        finally:
+            self.inherited = inherited
+
+    def nested(self, node: Node, cwds: Cwds) -> None:
+        """Scan the command substitutions anywhere below `node` (not commands themselves)."""
+        kinds = self.kinds
+        todo = [node]
+        while todo:
+            current = todo.pop()
+            kind = kinds[current.kind_id]
+            if kind in SUBSTITUTIONS:
+                self.substitution(current, cwds)
+            elif current.child_count:
+                if kind in STATEMENTS and current is not node:
+                    self.stmt(current, cwds)
+                else:
+                    todo.extend(current.children)
+
+    def redirected(self, node: Node, cwds: Cwds) -> Cwds:
+        """A statement with redirects after it: they belong to the command they apply to
+        (the last one of a list or pipeline; all of a compound command's commands)."""
+        kinds = self.kinds
+        body: Node | None = None
+        redirects: list[Node] = []
+        for child in node.children:
+            if kinds[child.kind_id] in REDIRECTS:
+                redirects.append(child)
+            elif child.is_named and body is None:
+                body = child
+        if self.attached:
+            redirects += self.attached.pop((node.start_byte, node.end_byte), [])
+        if body is None:
+            return self.bare(redirects, cwds)
+        kind = kinds[body.kind_id]
+        if kind == "command":
+            return self.simple(body, cwds, redirects)
+        if kind in CHAINS:
+            target = body
+            while kinds[target.kind_id] in CHAINS:
+                last = [c for c in target.children if c.is_named and kinds[c.kind_id] != "comment"]
+                if not last:
+                    break
+                target = last[-1]
+            key = (target.start_byte, target.end_byte)
+            self.attached.setdefault(key, []).extend(redirects)
+            out = self.stmt(body, cwds)
+            left = self.attached.pop(key, None)
+            if left:  # the target was not reached as a statement: apply them here
+                self.compound_redirects(left, cwds)
+            return out
+        return self.compound(body, redirects, cwds)
+
+    def compound(self, node: Node, redirects: list[Node], cwds: Cwds) -> Cwds:
+        """A compound command (subshell, group, loop, if, case, function) with redirects
+        that apply to every command inside it."""
+        texts, writes = self.compound_redirects(redirects, cwds)
+        before = len(self.builder.commands)
+        inherited = self.inherited
+        self.inherited = inherited + texts
+        try:
+            out = self.stmt(node, cwds)
+        finally:
+            self.inherited = inherited
+        if writes and len(self.builder.commands) == before:
+            self.builder.command(" ".join(inherited + texts), [], False, cwds=cwds or ())
+        return out
+
+    def compound_redirects(self, redirects: list[Node], cwds: Cwds) -> tuple[list[str], bool]:
+        """Read the redirects of a compound command: (their texts, one of them writes)."""
+        texts: list[str] = []
+        writes = False
+        for node in redirects:
+            found = self.redirects.read(node, cwds)
+            if found is None:
+                continue
+            texts.append(found.text)
+            writes = writes or found.writes
+            if found.words:
+                self.builder.unknown(f"words after a compound command's redirect: {found.text}")
+        return texts, writes
+
+    def bare(self, redirects: list[Node], cwds: Cwds) -> Cwds:
+        """Redirects with no command (`> f`, `>> log`): a command that writes its targets."""
+        self.builder.seen = True
+        texts: list[str] = []
+        words: list[Word] = []
+        writes = False
+        for node in redirects:
+            found = self.redirects.read(node, cwds)
+            if found is not None:
+                texts.append(found.text)
+                words.extend(found.words)
+                writes = writes or found.writes
+        if words:  # `> f rm x`: the words after the target are the command
+            return self.judge.judge(expand_braces(words, self.builder.unknown), cwds, redirects=texts)
+        if writes or self.inherited:
+            self.builder.command(" ".join(texts + self.inherited), [], False, cwds=cwds or ())
+        return cwds
+
+    def function(self, node: Node, cwds: Cwds) -> Cwds:
+        """`f() { ..; } > out`: the body is scanned where it is defined; redirects written
+        after the body apply to every command in it."""
+        self.builder.seen = True
+        redirects = [c for c in node.children if self.kinds[c.kind_id] in REDIRECTS]
+        if not redirects:
+            return _union(cwds, self.sequence(node.children, cwds))
+        texts, _ = self.compound_redirects(redirects, cwds)
+        inherited = self.inherited
+        self.inherited = inherited + texts
+        try:
+            body = [c for c in node.children if self.kinds[c.kind_id] not in REDIRECTS]
+            return _union(cwds, self.sequence(body, cwds))
+        finally:
+            self.inherited = inherited
+
+    # simple commands -------------------------------------------------------------------------
+
+    def simple(self, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
+        """One simple command with its own redirects and those in `outer` (written after
+        it, or after the list or pipeline it ends)."""
+        kinds = self.kinds
+        source = self.source.text
+        words: list[Word] = []
+        prefix: list[Word] = []
+        grouped: list[Node] = []
+        texts: list[str] = []
+        writes = False
+        stdin: str | None = NO_STDIN
+        dynamic = False  # some word is dynamic
+        if self.attached:
+            outer = [*outer, *self.attached.pop((node.start_byte, node.end_byte), [])]
+        for child in node.children:
+            kind = kinds[child.kind_id]
+            if kind == "command_name":
+                if child.start_byte == child.end_byte:
+                    continue  # a MISSING name tree-sitter puts after `X=1 > f` (a syntax error)
+                if child.child_count != 1:
+                    word = self.words.container(child, cwds)
+                    words.append(word)
+                    dynamic = dynamic or word.dynamic
+                    continue
+                child = child.child(0)  # (no list of children built for one)
+                kind = kinds[child.kind_id]
+            elif kind != "word" and kind != "number":
+                if kind in REDIRECTS:
+                    found = self.redirects.read(child, cwds)
+                    if found is not None:
+                        texts.append(found.text)
+                        writes = writes or found.writes
+                        if found.stdin is not NO_STDIN:
+                            stdin = found.stdin
+                        for word in found.words:
+                            words.append(word)
+                            dynamic = dynamic or word.dynamic
+                elif kind == "variable_assignment":
+                    prefix.append(self.assignment(child, cwds))
+                elif kind == "subshell" or kind == "compound_statement":
+                    grouped.append(child)  # `time (a && b)`: the group's commands stand alone
+                elif kind != "comment" and child.is_named:
+                    word = self.words.word(child, cwds)
+                    words.append(word)
+                    dynamic = dynamic or word.dynamic
+                continue
+            if source is not None and (kind == "word" or (kind == "number" and not child.child_count)):
+                # The common case inlined (see WordReader.word): a plain ASCII word is its value.
+                # (A number can hold a substitution, `16#$(cmd)`: WordReader.word scans it.)
+                start = child.start_byte
+                end = child.end_byte
+                raw = source[start:end]
+                if "\\" not in raw:
+                    words.append(plain_word(raw, start, end))
+                    continue
+            word = self.words.word(child, cwds)
+            words.append(word)
+            dynamic = dynamic or word.dynamic
+        for redirect in outer:
+            found = self.redirects.read(redirect, cwds)
+            if found is not None:
+                texts.append(found.text)
+                writes = writes or found.writes
+                if found.stdin is not NO_STDIN:
+                    stdin = found.stdin
+                words.extend(found.words)
+                dynamic = dynamic or any(w.dynamic for w in found.words)
+        if self.inherited:
+            texts += self.inherited
+        self.builder.seen = True
+        if grouped:
+            inherited = self.inherited
+            self.inherited = texts
+            try:
+                for group in grouped:
+                    self.stmt(group, cwds)
+            finally:
+                self.inherited = inherited
+            if len(words) == 1 and words[0].value in ("time", "coproc", "nohup"):
+                return cwds
+        if not words:
+            if writes:  # `X=1 > f`: a bare redirect
+                self.builder.command(
+                    " ".join([*(w.shown() for w in prefix), *texts]), [], False, cwds=cwds or ()
+                )
+            return cwds
+        for word in words:
+            if "{" in word.raw:
+                words = expand_braces(words, self.builder.unknown)
+                break
+        return self.judge.judge(
+            words, cwds, prefix=prefix, redirects=texts, writes=writes, stdin=stdin, dynamic_words=dynamic
+        )
+
+    def assignment(self, node: Node, cwds: Cwds) -> Word:
+        """A `NAME=value` word before a command (`FOO=1 npm test`), its value normalised."""
+        self.nested(node, cwds)
+        raw = self.source.of(node)
+        name, eq, _ = raw.partition("=")
+        values = [c for c in node.children if c.is_named and self.kinds[c.kind_id] != "variable_name"]
+        if not eq or len(values) != 1 or "[" in name or "+" in name:
+            return Word(raw, raw, node.start_byte, node.end_byte, True, None)
+        value = self.words.word(values[0], cwds)
+        if value.dynamic:
+            return Word(raw, raw, node.start_byte, node.end_byte, True, None)
+        text = f"{name}={shown(value.value)}"
+        return Word(text, text, node.start_byte, node.end_byte, False, text)
+
+    def declaration(self, node: Node, cwds: Cwds) -> None:
+        """`export X=1`, `declare -a x`, `local y`, `unset z`: recorded as commands."""
+        argv: list[str] = []
+        dynamic = False
+        for child in node.children:
+            if not child.is_named:
+                argv.append(self.kinds[child.kind_id])
+                continue
+            raw = self.source.of(child)
+            if "$" in raw or "`" in raw or "(" in raw:  # `declare x=<(cmd)` too
+                dynamic = True
+                self.nested(child, cwds)
+            argv.append(raw)
+        text = " ".join([*argv, *self.inherited])
+        self.builder.command(text, argv, dynamic, cwds=cwds or ())
