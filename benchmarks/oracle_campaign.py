@@ -131,49 +131,50 @@ _CLASSES: list[tuple[str, str]] = [
         "git runs a program from a repository's config (core.fsmonitor in a nested repo or submodule): "
         "read-only git must ask, and the scan should be unknown (what runs is not in the text)",
     ),
-    ("bare-redirect", "a bare redirect (no command) writes with no prompt"),
-    (
-        "compound-redirect",
-        "a redirect on a pipeline, list, group, loop or subshell is left out of the pattern: "
-        "the command is judged read-only",
-    ),
-    (
-        "symlink",
-        "a path or cd through a symlink (docs -> outside, lnk -> outside/dir, conf.txt) is not judged "
-        "where it resolves",
-    ),
     ("git-alias", "git aliases (-c alias.x='!..', git config alias.x) run commands"),
+    ("unknown-writes", "an unknown scan does not say its writes are unknown (`*` in writes)"),
     ("indirect", "alias, hash -p or a function runs a command the scan does not name"),
     (
         "shell-text",
-        "text run by a shell (source/. of a file or stdin, here-doc or here-string or pipe into a "
-        "shell, eval) is not analysed and the scan is not unknown",
+        "text run by a shell (source/. of a file, /dev/stdin or <(..); here-doc, here-string or pipe into a "
+        "shell; eval) is not analysed and the scan is not unknown",
     ),
+    ("name-form", "a glob, brace or expansion in the command name: the scan is neither unknown nor right"),
     (
         "wrapper",
-        "a wrapper is not peeled (taskset, flock, chrt, ionice...), or a wrapper before a builtin "
-        "name runs an external program of that name",
+        "a wrapper is not peeled (taskset, flock, chrt, ionice...), or a wrapper before a builtin name "
+        "(nice cd, env pushd) runs an external program of that name",
     ),
     (
-        "name-form",
-        "the command name is not literal after normalisation (glob, brace, quoting, $'..', line "
-        "continuation) and the scan is neither unknown nor right",
+        "symlink",
+        "a path, glob or cd through a symlink (docs -> outside, lnk -> outside/dir, conf.txt) is not judged "
+        "where it resolves",
     ),
+    ("bare-redirect", "a bare redirect (no command) writes with no prompt"),
+    (
+        "compound-redirect",
+        "a redirect on a pipeline, list, group, loop or subshell is left out: judged read-only",
+    ),
+    ("home-cd", "cd with no operand (or ~) enters HOME: not in dirs"),
     ("operand-redirect", "a redirect among the operands hides the operands from writes/dirs"),
-    ("unknown-writes", "an unknown scan does not say its writes are unknown (`*` in writes)"),
     (
-        "output-flag",
-        "an output flag or output operand of a common tool is not a write (and its outside dir not in dirs)",
+        "normalisation",
+        "a line continuation or quoting inside a word (not the command name) is not read as bash reads it",
     ),
     (
         "git-worktree",
-        "git commands that rewrite the work tree (mv, reset --hard, restore, checkout...) "
-        "write files the scan does not list",
+        "git commands that rewrite the work tree (mv, reset --hard, restore, checkout...) write files the "
+        "scan does not list",
     ),
-    ("outside-write-dir", "a write outside the project is in writes but its directory is not in dirs"),
-    ("home-cd", "cd with no operand (or ~) enters HOME: not in dirs"),
+    ("output-flag", "an output flag or output operand of a common tool is not a write"),
+    (
+        "outside-write-dir",
+        "a path outside the project is touched or written but its directory is not in dirs",
+    ),
     ("other", "other"),
 ]
+_SHELL_TEXT = re.compile(r"source |(^|[;&|(\s])\. |<\(|\| *(ba)?sh\b|(ba)?sh\s*<<|eval ")
+_NAME_FORM = re.compile(r"(^|[;&|(\s])(/usr)?/bin/\S*[?\[]|\{\w+,\w*\}|\$\{?X|\$\{?IFS")
 
 
 def classify(judgement: Judgement, finding: Finding) -> str:
@@ -183,38 +184,40 @@ def classify(judgement: Judgement, finding: Finding) -> str:
         return "git-config-program"
     if "alias." in command and "git" in command:
         return "git-alias"
+    if kind == "write" and judgement.unknown:
+        return "unknown-writes"
+    if re.search(r"alias |hash -p|zz\(\)", command):
+        return "indirect"
+    if _SHELL_TEXT.search(command):
+        return "shell-text"
+    if _NAME_FORM.search(command):
+        return "name-form"
+    if kind in ("exec", "silent") and _WRAPPERS.search(command) and not detail.startswith("/"):
+        return "wrapper"
+    if "/outside" in detail and (
+        re.search(r"\b(docs|lnk|conf\.txt)\b|\*/", command) or "/outside" not in command
+    ):
+        return "symlink"
     if kind == "silent":
         if re.search(r"(^|[;\n{&|]\s*)[0-9&]*>{1,2}\|?\s*\S", command):
             return "bare-redirect"
-        if "/outside" in detail or re.search(r"\b(docs|lnk|conf\.txt)\b", command):
-            return "symlink"
-        return "compound-redirect" if re.search(r"[|&;{(]", command) else "wrapper"
-    if kind == "write" and judgement.unknown:
-        return "unknown-writes"
-    if kind == "exec":
-        if re.search(r"alias |hash -p|zz\(\)", command):
-            return "indirect"
-        if re.search(r"source |(^|[;&|(]\s*)\. |<<|\| *(ba)?sh\b|eval ", command):
-            return "shell-text"
-        if _WRAPPERS.search(command):
-            return "wrapper"
-        return "name-form"
-    if re.search(r"\b(docs|lnk|conf\.txt)\b", command) and "/outside" in detail:
-        return "symlink"
+        return "compound-redirect"
     if kind == "dir" and "~" in detail and re.search(r"\bcd( *[;&)]|$| ~)", command):
         return "home-cd"
+    if "\\\n" in command or "$'" in command:
+        return "normalisation"
+    if re.search(r"git .*\b(mv|reset|restore|checkout|stash|clean|switch)\b", command):
+        return "git-worktree"
     if (
         re.search(r"\S\s+[0-9&]*[<>]", command)
         and kind in ("write", "dir")
         and not _OUTPUT_TOOLS.search(command)
     ):
         return "operand-redirect"
-    if re.search(r"git .*\b(mv|reset|restore|checkout|stash|clean|switch)\b", command):
-        return "git-worktree"
-    if _OUTPUT_TOOLS.search(command) or kind == "write":
-        return "output-flag"
     if kind == "dir":
         return "outside-write-dir"
+    if _OUTPUT_TOOLS.search(command) or kind == "write":
+        return "output-flag"
     return "other"
 
 
