@@ -225,8 +225,9 @@ def assigned_in(name: str, line: str) -> bool:
     return re.search(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"(?![A-Za-z0-9_])", rest) is not None
 
 
-PRINTERS = frozenset({"echo", "printf"})
-"""Commands whose words may hold plain parameter expansions (``$NAME``): they only print."""
+PRINTERS = frozenset({"echo", "printf", "basename", "dirname"})
+"""Commands whose words may hold plain parameter expansions (``$NAME``): they only print
+their words (echo, printf) or cut them as strings (basename, dirname), never open them."""
 
 _UNSAFE_UNQUOTED = frozenset("`><|&;()\n")
 """Characters that end a plain command outside quotes (``$`` is judged by plain_expansions)."""

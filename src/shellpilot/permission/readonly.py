@@ -422,11 +422,11 @@ def is_read_only(
     executable path. ``readable``: extra roots (shellpilot's tool-output folder) whose
     files count as inside for reads (never for ``git``).
 
-    ``echo`` and ``printf`` may print plain parameter expansions (``$NAME``, ``${NAME}``,
-    ``$?``): inside double quotes always; unquoted (where bash would split and glob the
-    value) only when ``line``, the whole command line, is given and does not set the
-    variable (``X='/outside/*'; echo $X`` would list another folder). ``head`` may read
-    ``/dev/urandom``, ``/dev/zero`` and ``/dev/null``.
+    ``echo``, ``printf``, ``basename`` and ``dirname`` may take plain parameter
+    expansions (``$NAME``, ``${NAME}``, ``$?``): inside double quotes always; unquoted
+    (where bash would split and glob the value) only when ``line``, the whole command
+    line, is given and does not set the variable (``X='/outside/*'; echo $X`` would list
+    another folder). ``head`` may read ``/dev/urandom``, ``/dev/zero`` and ``/dev/null``.
 
     What the shell would still expand is judged too: any unquoted brace expansion
     (``{a,b}``, ``{1..3}``) is refused; an unquoted glob passes only when every file it

@@ -346,10 +346,16 @@ class Judge:
 
     def _state_changed(self, run: Run, roles: _Roles, command: str, cwds: set[str]) -> bool:
         """Beyond the counted writes: did git change repository state (anything in a .git
-        directory but its index), or did a watched program read a file outside the project
-        that the command line names (``cat /etc/hostname``; devices in /dev excepted)?"""
+        directory but its index), did a watched program open a file for writing (``>> f``
+        changes nothing yet is a write), or read a file outside the project that the
+        command line names (``cat /etc/hostname``; devices in /dev excepted)?"""
         for path in run.changed:
             if "/.git/" in path + "/" and os.path.basename(path) not in ("index", "index.lock"):
+                return True
+        for event in run.trace.events:  # opened for writing, even if nothing was written (`>> f`)
+            places = [p for p in (event.real, *event.paths) if p]
+            opened = event.writes and event.ok and roles.is_watched(event.program)
+            if opened and not any(_housekeeping(p, event) for p in places):
                 return True
         for event in run.trace.events:
             if event.writes or not event.ok or event.kind != "open" or not roles.is_watched(event.program):
@@ -397,6 +403,14 @@ class Judge:
 
 def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _housekeeping(path: str, event: Event) -> bool:
+    """A device, or git refreshing its own index (``git status`` rewrites .git/index)."""
+    if path.startswith(("/dev/", "/proc/")):
+        return True
+    index = os.path.basename(path) in ("index", "index.lock") and "/.git/" in path
+    return index and program_name(event.program) == "git"
 
 
 def _tops(paths: list[str]) -> list[str]:
