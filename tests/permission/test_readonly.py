@@ -252,6 +252,9 @@ def test_text_must_be_exactly_the_argv(text: str, argv: list[str], expected: boo
         ("for X in /o/*; do echo $X; done", "echo $X", ["echo", "$X"], False),
         ('X=/o; echo "$X"', 'echo "$X"', ["echo", '"$X"'], True),
         ("echo $XY; XY2=1", "echo $XY", ["echo", "$XY"], True),
+        ('basename "$PWD"', 'basename "$PWD"', ["basename", '"$PWD"'], True),
+        ("dirname $HOME", "dirname $HOME", ["dirname", "$HOME"], True),
+        ("cat $HOME", "cat $HOME", ["cat", "$HOME"], False),
     ],
 )
 def test_unquoted_expansions_print_only_variables_the_line_does_not_set(
