@@ -19,19 +19,16 @@ A false negative (`Finding`) is one of:
 - ``silent``: the default policy would run the command without any prompt, yet it did
   something beyond the read-only set (a program outside it, a write, an outside path).
 
-Who is held to account. Programs form a tree (trace.Program.via). The shell the oracle
-starts is *watched*. A program started by a watched shell (bash, sh, dash... reading ``-c``
-or stdin), by git (aliases, hooks, fsmonitor), or by a wrapper that names it in its own
-argv (``timeout 5 rm x``, ``xargs rm``, ``find -exec rm``) is *checked*: its exec must be
-predicted. Any other program's children (``tar`` running ``gzip``, ``gcc`` running ``ld``,
-an ``egrep`` script running ``grep``) are its own implementation: not checked, and their
-files count only when the command line names them. Interpreters and build tools
-(`OPAQUE`), shells running a script file, and programs in the project run code the command
-line does not show: their exec is checked, their own files count only when named.
+Who is held to account (roles.py): programs started by the shell, by git or by a wrapper
+that names them are *checked* (their exec must be predicted); other programs' children
+(``tar`` running ``gzip``) are their own implementation. Files count when a *watched*
+program touches them; those of interpreters, build tools and their children count only
+when the command line names them.
 
 What is not the command's doing: reads of system files (the loader, locales), git's own
-files under a ``.git`` directory when git writes them, ``__pycache__``, and the per-user
-config files programs read by themselves (`IMPLICIT_HOME`) unless the command names them.
+files under a ``.git`` directory when git writes them, ``__pycache__``, the per-user
+config files programs read by themselves (`IMPLICIT_HOME`) and the caches and histories
+they keep there (`KEPT_IN_HOME`), unless the command names them.
 """
 
 from __future__ import annotations
@@ -40,24 +37,14 @@ import fnmatch
 import os
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from shellpilot.permission.readonly import READ_ONLY_COMMANDS
 from shellpilot.scanner.scan_result import Scan
 from shellpilot.testing.oracle.fixture import OUTSIDE, Fixture
+from shellpilot.testing.oracle.roles import Roles, program_name
 from shellpilot.testing.oracle.sandbox import Run
 from shellpilot.testing.oracle.trace import Event, Program
-
-SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "rbash", "busybox"})
-"""Shells: see-through when they read ``-c`` or stdin, opaque when they run a script file."""
-
-_OPAQUE_NAMES = (
-    "python python2 python3 node nodejs deno bun perl ruby php lua luajit Rscript java javac "
-    "make gmake cmake ninja cargo rustc go gcc cc g++ c++ clang clang++ ld npm npx pnpm yarn "
-    "pip pip3 pipx uv uvx poetry tox pytest mvn gradle docker podman kubectl terraform ansible"
-)
-OPAQUE = frozenset(_OPAQUE_NAMES.split())
-"""Programs that run code the command line does not show (scripts, build files, modules)."""
 
 IMPLICIT_HOME = (
     ".gitconfig",
@@ -87,6 +74,22 @@ IMPLICIT_HOME = (
 )
 """Paths under HOME that programs read (or keep) by themselves; counted only when named
 (HOME itself too: ``cd`` with no operand enters it, which the shell's cwd shows)."""
+
+KEPT_IN_HOME = (
+    ".cache",
+    ".local/state",
+    ".lesshst",
+    ".wget-hsts",
+    ".python_history",
+    ".node_repl_history",
+    ".sqlite_history",
+    ".viminfo",
+    ".npm/_logs",
+    ".npm/_cacache",
+    ".rnd",
+)
+"""Caches and histories programs write under HOME by themselves; counted only when named
+(``~/.gitconfig`` written by ``git config --global`` is not one: it changes behaviour)."""
 
 _REFUSED = frozenset({"EROFS", "EACCES", "EPERM"})
 """A write attempt failing with these was stopped by the sandbox, not by the command."""
@@ -126,91 +129,6 @@ class Judgement:
     def false_alarm(self) -> bool:
         """The command prompts although bash did nothing outside the read-only set."""
         return self.read_only and bool(self.asks)
-
-
-@dataclass
-class _Roles:
-    """Memoised roles of programs: checked (exec must be predicted), watched (its own
-    files count)."""
-
-    root: Program
-    checked: dict[int, bool] = field(default_factory=dict)
-    watched: dict[int, bool] = field(default_factory=dict)
-
-    def is_watched(self, program: Program) -> bool:
-        key = id(program)
-        if key not in self.watched:
-            if program is self.root:
-                self.watched[key] = True
-            elif program.via is None:
-                self.watched[key] = True  # a process whose parent the trace did not show
-            else:
-                self.watched[key] = self.is_checked(program) and not _opaque(program)
-        return self.watched[key]
-
-    def is_checked(self, program: Program) -> bool:
-        key = id(program)
-        if key not in self.checked:
-            via = program.via
-            if program is self.root or via is None:
-                result = program is not self.root
-            else:
-                result = self.is_watched(via) and (_see_through(via) or _named_by(program, via))
-            self.checked[key] = result
-        return self.checked[key]
-
-
-def program_name(program: Program) -> str:
-    """The name a program is predicted by: its file name; git's helpers (``git-core/*``,
-    ``sh -c 'git-upload-pack ..'`` for a local clone) as ``git``."""
-    name = program.name
-    if "/git-core/" in program.path or (name.startswith("git-") and "/git" in program.path):
-        return "git"
-    if name in SHELLS and "-c" in program.argv[1:-1]:
-        script = program.argv[program.argv.index("-c") + 1]
-        if script.startswith("git-") and program.via is not None and program.via.name == "git":
-            return "git"
-    return name
-
-
-def _shell_script(program: Program) -> bool:
-    """A shell given a script file to run (not ``-c`` text, not stdin)."""
-    args = program.argv[1:]
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg in ("-c", "-s") or (arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]):
-            return False
-        if arg in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
-            i += 2
-            continue
-        if arg == "--":
-            return i + 1 < len(args)
-        if not arg.startswith(("-", "+")):
-            return True
-        i += 1
-    return False
-
-
-def _see_through(program: Program) -> bool:
-    """Git itself (not its helper scripts) and shells reading ``-c`` or stdin."""
-    name = program.name
-    return name == "git" or (name in SHELLS and not _shell_script(program))
-
-
-def _opaque(program: Program) -> bool:
-    name = program.name
-    if name in OPAQUE or name.startswith(("python3.", "pip3.")):
-        return True
-    if name in SHELLS and _shell_script(program):
-        return True
-    return not program.path.startswith(("/usr/", "/bin/", "/sbin/")) and "/" in program.path
-
-
-def _named_by(program: Program, via: Program) -> bool:
-    """``via`` names ``program`` in its own arguments (a wrapper: ``timeout 5 rm``)."""
-    names = {program.name, program.argv[0] if program.argv else ""}
-    return any(os.path.basename(arg) in names for arg in via.argv[1:] if arg)
 
 
 class Judge:
@@ -255,6 +173,12 @@ class Judge:
         rel = path[len(self.home) + 1 :]
         return any(rel == p or rel.startswith(p + "/") for p in IMPLICIT_HOME)
 
+    def _kept_in_home(self, path: str) -> bool:
+        if not _under(path, self.home) or path == self.home:
+            return False
+        rel = path[len(self.home) + 1 :]
+        return any(rel == p or rel.startswith(p + "/") for p in KEPT_IN_HOME)
+
     def named(self, path: str, command: str, cwds: set[str]) -> bool:
         """Does the command line name ``path`` or a directory above it (a word, an option's
         value, ``~`` expanded), resolved against any cwd the shell was in?"""
@@ -278,7 +202,7 @@ class Judge:
         default policy would show (prompts.Gate.asks)."""
         trace = run.trace
         assert trace.root is not None
-        roles = _Roles(trace.root)
+        roles = Roles(trace.root)
         command = run.command
         cwds = {self.project} | {p for e in trace.events if e.kind == "chdir" for p in e.paths}
         findings: dict[Finding, None] = {}
@@ -312,7 +236,7 @@ class Judge:
         read_only = behaviour_ok and run.status == 0  # a failed command did not show its behaviour
         return Judgement(command, tuple(findings), found.unknown, tuple(asks), read_only, run.timed_out)
 
-    def _written(self, run: Run, roles: _Roles, command: str, cwds: set[str]) -> list[str]:
+    def _written(self, run: Run, roles: Roles, command: str, cwds: set[str]) -> list[str]:
         """Paths the command wrote that count (see the module docstring)."""
         writers: dict[str, list[Event]] = {}
         for event in run.trace.events:
@@ -335,6 +259,8 @@ class Judge:
         for path in dict.fromkeys(candidates):
             if "__pycache__" in path.split("/") or path.endswith(".pyc"):
                 continue
+            if self._kept_in_home(path) and not self.named(path, command, cwds):
+                continue
             events = writers.get(path, [])
             if events and "/.git/" in path + "/" and all(program_name(e.program) == "git" for e in events):
                 continue  # git's own files (index refresh, objects, refs)
@@ -344,7 +270,7 @@ class Judge:
             out.append(path)
         return out
 
-    def _state_changed(self, run: Run, roles: _Roles, command: str, cwds: set[str]) -> bool:
+    def _state_changed(self, run: Run, roles: Roles, command: str, cwds: set[str]) -> bool:
         """Beyond the counted writes: did git change repository state (anything in a .git
         directory but its index), did a watched program open a file for writing (``>> f``
         changes nothing yet is a write), or read a file outside the project that the
@@ -368,7 +294,7 @@ class Judge:
                 return True
         return False
 
-    def _touched(self, run: Run, roles: _Roles, command: str, cwds: set[str]) -> list[str]:
+    def _touched(self, run: Run, roles: Roles, command: str, cwds: set[str]) -> list[str]:
         """Paths in /outside or HOME that the command read, listed, stat'ed or entered."""
         out: list[str] = []
         for event in run.trace.events:
@@ -455,4 +381,11 @@ def _argv_text(program: Program) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-__all__ = ["IMPLICIT_HOME", "OPAQUE", "SHELLS", "Finding", "Judge", "Judgement", "program_name"]
+__all__ = [
+    "IMPLICIT_HOME",
+    "KEPT_IN_HOME",
+    "Finding",
+    "Judge",
+    "Judgement",
+    "program_name",
+]
