@@ -251,6 +251,8 @@ def render_command(
             service = PermissionService(
                 Bus(), grants_path(data, registry.project_dir), project_dir=registry.project_dir
             )
+            for warning in service.grant_warnings:
+                sys.stderr.write(f"warning: {warning}\n")
             interactive = sys.stdin.isatty() and sys.stderr.isatty()
             ask = TerminalAsk(
                 service, rules, yes=yes, confirm=_terminal_confirm if interactive else None, allow=allow or ()

@@ -194,6 +194,11 @@ class PermissionService:
         """The project's "always" grants (allow rules, source ``grant``)."""
         return self._grants.rules()
 
+    @property
+    def grant_warnings(self) -> list[str]:
+        """What went wrong reading the grants file (it was moved aside), for the user to see."""
+        return list(self._grants.warnings)
+
     def check(
         self,
         permission: str,
