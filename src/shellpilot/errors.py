@@ -260,11 +260,34 @@ class SessionNotFound(SessionError):
 
 
 class SessionBusy(SessionError):
-    """The session already runs something; cancel it or wait."""
+    """The session already runs something; cancel it or wait.
 
-    def __init__(self, session_id: str) -> None:
-        super().__init__(f"Session {session_id} is busy; wait for it or cancel what runs.")
+    ``pid``, ``kind`` (``shell``, ``loop``) and ``since_ms`` (epoch ms) name the other
+    process holding it, when it is another process; all None when it is this one.
+    """
+
+    def __init__(
+        self, session_id: str, *, pid: int | None = None, kind: str | None = None, since_ms: int | None = None
+    ) -> None:
+        if pid is None:
+            text = f"Session {session_id} is busy; wait for it or cancel what runs."
+        else:
+            import time
+
+            what = {"shell": "a shell command", "loop": "an agent turn"}.get(kind or "", "something")
+            since = ""
+            if since_ms is not None:
+                since = " since " + time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(since_ms / 1000))
+            text = (
+                f"Session {session_id} is busy: process {pid} has been running {what} in it{since}. "
+                f"Wait for it to finish, or stop it (Ctrl-C where it runs, or kill -INT {pid}); "
+                "nothing was recorded for this request."
+            )
+        super().__init__(text)
         self.session_id = session_id
+        self.pid = pid
+        self.kind = kind
+        self.since_ms = since_ms
 
 
 class StorageError(ShellpilotError):

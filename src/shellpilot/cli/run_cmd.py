@@ -203,6 +203,8 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
 
     name, text = split_command(opts.message, opts.command)
     interrupted: list[int] = []
+    for warning in ctx.permissions.grant_warnings:
+        err.write(f"warning: {warning}\n")
     prompt = PermissionPrompt(
         ctx.permissions,
         ctx.bus,

@@ -61,13 +61,31 @@ async def run_command(
     loop runs through the ``task`` tool in a child session; its ``@file`` attachments are
     inlined into the subtask prompt (the source dropped them, spec 7.9). Otherwise the text,
     attachments and ``files`` become the user's message. Publishes ``command.executed``.
-    Raises CommandNotFound, AgentNotFound, ModelNotFound, ProviderNotConfigured before
-    anything is posted.
+    Raises CommandNotFound, SessionBusy (another process runs the session: checked before
+    the template's shell blocks run), AgentNotFound, ModelNotFound, ProviderNotConfigured
+    before anything is posted.
     """
+    loop.store.get_session(session_id)
+    with loop.run_state.reserve(session_id):
+        return await _run_command(
+            loop, session_id, name, arguments, agent=agent, model=model, format=format, files=files
+        )
+
+
+async def _run_command(
+    loop: AgentLoop,
+    session_id: str,
+    name: str,
+    arguments: str,
+    *,
+    agent: str | None,
+    model: str | None,
+    format: OutputFormat | dict[str, Any] | None,
+    files: Sequence[Path],
+) -> TurnResult:
     from shellpilot.command.events import CommandExecuted
     from shellpilot.command.template import ExpandContext, expand
 
-    loop.store.get_session(session_id)
     command = await _registry(loop).get(name)
     caller = loop.resolve_agent(agent)
     ctx = ExpandContext(

@@ -7,8 +7,9 @@ Owns: the idle | running | shell | shell_then_run state machine, the tasks it st
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar, cast
@@ -116,6 +117,7 @@ class RunState:
     - ``cancel(session_id)``: stop what runs (abort the shell, cancel the loop task,
       drop a queued loop), reject the session's pending permission requests through
       ``cancel_permissions(session_id)``, wait for the work to end: status is idle after.
+    - ``reserve(session_id)``: take the session before writing a request for it.
     - ``lease`` (the store) makes busy-ness visible to other processes on the same store.
     Publishes ``session.status`` busy/idle on the bus. Seed: SessionRunState; spec 5.1.
     """
@@ -131,6 +133,7 @@ class RunState:
         self._lease = lease
         self.cancel_permissions = cancel_permissions
         self._runners: dict[str, _Runner] = {}
+        self._reserved: set[str] = set()
 
     def phase(self, session_id: str) -> Phase:
         """The session's current phase (idle when nothing ever ran)."""
@@ -150,8 +153,34 @@ class RunState:
         if self._bus is not None:
             self._bus.publish(SessionStatus(session_id=session_id, status=status))
 
+    @contextlib.contextmanager
+    def reserve(self, session_id: str, kind: str = "loop") -> Iterator[None]:
+        """Hold the session for work about to start, before anything is written for it.
+
+        Use it around "write the request, then ``ensure_running``": when the session is idle
+        here, the cross-process lease is taken first, so a session another process runs
+        raises ``SessionBusy`` (naming that process) before a message is stored for the
+        other process's loop to pick up. The loop started inside takes the reservation
+        over; one never started releases it on exit. A session already running here is
+        joined as ``ensure_running`` joins it (nothing to take).
+        """
+        held = self._lease is not None and not self.busy(session_id) and session_id not in self._reserved
+        if held:
+            assert self._lease is not None
+            self._lease.acquire_lease(session_id, kind)
+            self._reserved.add(session_id)
+        try:
+            yield
+        finally:
+            if held and session_id in self._reserved:
+                self._reserved.discard(session_id)
+                assert self._lease is not None
+                self._lease.release_lease(session_id)
+
     def _go_busy(self, session_id: str, kind: str) -> _Runner:
-        if self._lease is not None:
+        if self._lease is not None and session_id in self._reserved:
+            self._reserved.discard(session_id)  # the lease is ours already: the runner owns it now
+        elif self._lease is not None:
             self._lease.acquire_lease(session_id, kind)
         runner = self._runners.setdefault(session_id, _Runner())
         self._status(session_id, "busy")

@@ -357,14 +357,17 @@ class SessionStore:
     # -- leases (cross-process busy state) ---------------------------------------------
 
     def acquire_lease(self, session_id: str, kind: str) -> None:
-        """Mark the session busy for this process; ``SessionBusy`` if a live process holds it.
+        """Mark the session busy for this process; ``SessionBusy`` naming the holder's pid, what
+        it runs and since when if another live process holds it.
 
         ``kind`` names what runs (``shell``, ``loop``). A lease of a dead process is taken over.
         """
         with self._tx("take the session lease") as db:
-            row = db.execute("SELECT owner FROM lease WHERE session_id=?", (session_id,)).fetchone()
+            row = db.execute(
+                "SELECT owner, kind, acquired_ms FROM lease WHERE session_id=?", (session_id,)
+            ).fetchone()
             if row is not None and row[0] != self._owner and owners.is_alive(row[0]):
-                raise SessionBusy(session_id)
+                raise SessionBusy(session_id, pid=owners.pid_of(row[0]), kind=row[1], since_ms=row[2])
             if db.execute("SELECT 1 FROM session WHERE id=?", (session_id,)).fetchone() is None:
                 raise SessionNotFound(session_id)
             db.execute(
