@@ -443,3 +443,21 @@ def test_escapes_in_a_model_command_never_reach_the_terminal_raw(
     assert refused.returncode == 4 and not (project / "sneaky.txt").exists()
     assert "\x1b" not in refused.stdout + refused.stderr and "\x07" not in refused.stderr
     assert "$ echo safe␛[8m; touch sneaky.txt␛[0m ␛]0;title␇" in refused.stderr
+
+
+def test_a_broken_grants_file_is_set_aside_with_a_warning_and_the_run_goes_on(
+    project: Path, server: ScriptedModelServer
+) -> None:
+    from shellpilot.permission.grants import grants_path
+
+    path = grants_path(Path(os.environ["SHELLPILOT_DATA_DIR"]), project)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"version": 1, "grants": [{"permission": "bash", "pattern": "\xff"}]}')
+    configure(project, server, "openai")
+    server.add(Turn(text="fine"))
+    done = cli(project, "run", "hello")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"warning: {path}:1: the grants file is not valid UTF-8" in done.stderr
+    [aside] = path.parent.glob(f"{path.name}.broken-*")
+    assert str(aside) in done.stderr and b"\xff" in aside.read_bytes()
