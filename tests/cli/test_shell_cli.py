@@ -192,6 +192,24 @@ def test_ctrl_c_cancels_cleanly_and_records_the_part(repo: Path, db: sqlite3.Con
     assert "aborted by the user" in state["output"] and str(child) in state["output"]
 
 
+def test_sigterm_says_terminated_by_sigterm_and_exits_143(repo: Path, db: sqlite3.Connection) -> None:
+    proc = _popen("shell", "echo $$; sleep 30", cwd=repo)
+    assert proc.stdout is not None
+    child = int(proc.stdout.readline())
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 143
+    assert "shellpilot: command terminated by SIGTERM" in err
+    assert "aborted by the user" not in err
+    _wait_for(lambda: not _pid_alive(child), "the command's shell to die")
+    (part,) = _tool_parts(db)
+    state = part["state"]
+    assert state["status"] == "completed" and state["metadata"]["aborted"] is True
+    assert state["metadata"]["abort_reason"] == "terminated by SIGTERM"
+    assert "The command was terminated by SIGTERM." in state["output"]
+    assert "aborted by the user" not in state["output"]
+
+
 def test_kill_9_then_restart_shows_the_part_interrupted(repo: Path, db: sqlite3.Connection) -> None:
     proc = _popen("shell", "echo $$; echo before-crash; sleep 30", cwd=repo)
     assert proc.stdout is not None

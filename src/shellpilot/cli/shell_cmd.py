@@ -93,7 +93,8 @@ async def _run(
         received.append(signum)
         sys.stderr.write("\nshellpilot: cancelling the command...\n")
         sys.stderr.flush()
-        cancels.append(loop.create_task(ctx.run_state.cancel(session.id)))
+        reason = "terminated by SIGTERM" if signum == signal.SIGTERM else None  # else: the user's Ctrl-C
+        cancels.append(loop.create_task(ctx.run_state.cancel(session.id, reason)))
 
     handled = (signal.SIGINT, signal.SIGTERM)
     for signum in handled:
@@ -119,7 +120,7 @@ def outcome_notice(part: ToolPart) -> str | None:
         after = f" after {limit} ms" if isinstance(limit, int) else ""
         return f"shellpilot: command timed out{after} and was killed"
     if meta.get("aborted"):
-        return "shellpilot: command aborted by the user"
+        return f"shellpilot: command {meta.get('abort_reason') or 'aborted by the user'}"
     if part.state.status == "error":
         return f"shellpilot: the command did not finish: {getattr(part.state, 'error', '')}"
     return None

@@ -16,6 +16,7 @@ from typing import Any, Protocol, TypeVar, cast
 
 from shellpilot.bus import Bus
 from shellpilot.errors import Aborted, SessionBusy
+from shellpilot.process.abort import AbortSignal
 from shellpilot.session.events import SessionStatus, SessionStatusValue
 
 T = TypeVar("T")
@@ -103,7 +104,7 @@ class _Runner:
     queued: Work | None = None
     on_interrupt: OnInterrupt | None = None
     shell_task: asyncio.Task[Any] | None = None
-    shell_abort: asyncio.Event = field(default_factory=asyncio.Event)
+    shell_abort: AbortSignal = field(default_factory=AbortSignal)
 
 
 class RunState:
@@ -258,7 +259,7 @@ class RunState:
             raise SessionBusy(session_id)
         runner = self._go_busy(session_id, "shell")
         runner.phase = phase
-        runner.shell_abort = asyncio.Event()
+        runner.shell_abort = AbortSignal()
         task: asyncio.Task[T] = asyncio.ensure_future(work(runner.shell_abort))
         runner.shell_task = task
         # Registered before shield's own callback: the session is idle when the caller resumes.
@@ -281,8 +282,12 @@ class RunState:
         else:
             self._go_idle(session_id)
 
-    async def cancel(self, session_id: str) -> None:
-        """Stop what the session runs and wait until it is idle (seed: SessionRunState.cancel)."""
+    async def cancel(self, session_id: str, reason: str | None = None) -> None:
+        """Stop what the session runs and wait until it is idle.
+
+        ``reason`` says why a user shell was stopped (its note reads "The command was
+        <reason>."; default ``aborted by the user``), e.g. ``terminated by SIGTERM``.
+        """
         if self.cancel_permissions is not None:
             outcome = self.cancel_permissions(session_id)
             if inspect.isawaitable(outcome):
@@ -299,7 +304,7 @@ class RunState:
                 _settle(runner.loop_result, value=value, error=None if runner.on_interrupt else Aborted())
             action = Action.STOP_SHELL
         if action is Action.STOP_SHELL and runner.shell_task is not None:
-            runner.shell_abort.set()
+            runner.shell_abort.abort(reason)
             await asyncio.wait([runner.shell_task])
         elif action is Action.STOP_LOOP and runner.loop_task is not None:
             runner.loop_task.cancel()

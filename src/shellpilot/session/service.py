@@ -18,6 +18,7 @@ from shellpilot.bus import Bus
 from shellpilot.config.model import Config
 from shellpilot.errors import InvalidTimeout, SessionBusy, UsageError
 from shellpilot.paths import tool_output_dir
+from shellpilot.process.abort import abort_reason
 from shellpilot.session.models import (
     AssistantMessage,
     MessageError,
@@ -180,9 +181,10 @@ class SessionService:
 
         The part ends ``completed`` with the model-facing output and metadata ``exit``,
         ``signal``, ``truncated``, ``output_path``, ``timed_out``, ``timeout_ms`` (None: no
-        timeout), ``aborted``, ``scan``
+        timeout), ``aborted``, ``abort_reason``, ``scan``
         (a non-zero exit is still completed); cancelling (``RunState.cancel``) kills the
-        process group and the output says it was aborted by the user. ``on_output(preview)``
+        process group and the output says why (``aborted by the user`` unless the cancel
+        gave a reason, e.g. ``terminated by SIGTERM``). ``on_output(preview)``
         gets throttled previews; ``on_data(bytes)`` raw chunks when the runner offers them.
         Raises SessionNotFound, SessionBusy, InvalidTimeout, UsageError (empty command), or
         the runner's spawn errors (after recording the part as ``error``).
@@ -208,8 +210,8 @@ class SessionService:
         on_output: OutputFn | None,
         on_data: DataFn | None,
     ) -> tuple[AssistantMessage, ToolPart]:
-        from shellpilot.process.process_group import process_record
         from shellpilot.process import runner
+        from shellpilot.process.process_group import process_record
 
         w = self.writer
         project = Path(session.project_dir)
@@ -276,6 +278,7 @@ class SessionService:
             "timed_out": result.timed_out,
             "timeout_ms": timeout,
             "aborted": result.aborted,
+            "abort_reason": abort_reason(abort) if result.aborted else None,
             "total_bytes": result.total_bytes,
             "duration_ms": result.duration_ms,
             "background_pids": list(result.background_pids),
