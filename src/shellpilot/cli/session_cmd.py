@@ -140,7 +140,7 @@ def list_sessions(
 
     from shellpilot.cli.context import open_context
 
-    with open_context(directory=directory, data_dir=data_dir) as ctx:
+    with open_context(directory=directory, data_dir=data_dir, reading=True) as ctx:
         rows = ctx.sessions.list(None if all_sessions else ctx.project_dir, top_level=not all_sessions)
         console = _console()
         if not rows:
@@ -179,7 +179,7 @@ def show_session(
     """Show a session's conversation, tool calls with their output as stored."""
     from shellpilot.cli.context import open_context
 
-    with open_context(data_dir=data_dir) as ctx:
+    with open_context(data_dir=data_dir, reading=True) as ctx:
         session = ctx.sessions.get(session_id)
         console = _console()
         console.print(_text(f"{session.title}  ({session.id})", style="bold"))
@@ -198,7 +198,7 @@ def export_session(
     from shellpilot.cli.context import open_context
     from shellpilot.storage.store import export_json
 
-    with open_context(data_dir=data_dir) as ctx:
+    with open_context(data_dir=data_dir, reading=True) as ctx:
         session = ctx.sessions.get(session_id)
         sys.stdout.write(export_json(session, ctx.sessions.messages(session_id)) + "\n")
 

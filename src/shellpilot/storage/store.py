@@ -33,6 +33,7 @@ from shellpilot.session.models import (
 )
 from shellpilot.storage import orphan as orphans
 from shellpilot.storage import owner as owners
+from shellpilot.storage import readonly
 from shellpilot.storage.schema import SCHEMA, SCHEMA_VERSION
 
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
@@ -61,10 +62,14 @@ class SessionStore:
       ``metadata.process`` (``shell.process_group.process_record``) that still runs as that same
       process is killed with its group first (``metadata.interrupted.killed``).
     - sqlite3 and OS errors raise ``StorageError`` naming the file. Thread-safe (one lock).
+    - ``read_only=True`` (a data dir that cannot be written, see ``storage.readonly``) opens
+      the file for reading only: no migration, no recovery, and every write raises
+      ``StorageError`` saying how to choose another data dir.
     """
 
-    def __init__(self, path: Path, *, live_interval_ms: int = 250) -> None:
+    def __init__(self, path: Path, *, live_interval_ms: int = 250, read_only: bool = False) -> None:
         self.path = Path(path)
+        self.read_only = read_only
         self.writes = 0
         self.live_interval_ms = live_interval_ms
         self._owner = owners.token()
@@ -73,6 +78,10 @@ class SessionStore:
         self._live_pending: dict[str, ToolPart] = {}
         self._live_timers: dict[str, asyncio.TimerHandle] = {}
         self._db: sqlite3.Connection | None = None
+        if read_only:
+            self._db = readonly.connect(self.path)
+            self.recovered: list[str] = []
+            return
         with self._guard("open the session store"):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=10)
@@ -82,7 +91,7 @@ class SessionStore:
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA foreign_keys = ON")
             self._migrate(db)
-        self.recovered: list[str] = self.recover()
+        self.recovered = self.recover()
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -101,6 +110,8 @@ class SessionStore:
 
     @contextmanager
     def _tx(self, action: str) -> Iterator[sqlite3.Connection]:
+        if self.read_only:
+            raise StorageError(f"cannot {action}: {readonly.READ_ONLY_HINT}", path=str(self.path))
         with self._guard(action), self._lock:
             db = self._conn
             db.execute("BEGIN IMMEDIATE")
@@ -404,7 +415,10 @@ class SessionStore:
     # -- crash recovery -----------------------------------------------------------------
 
     def recover(self) -> list[str]:
-        """Mark parts left pending/running by dead processes as interrupted; returns their ids."""
+        """Mark parts left pending/running by dead processes as interrupted; returns their ids
+        (none on a read-only store: it cannot mark anything)."""
+        if self.read_only:
+            return []
         rows = self._read(
             "find interrupted parts",
             "SELECT id, owner, body FROM part WHERE status IN ('pending', 'running')",
