@@ -218,7 +218,10 @@ def render_command(
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Allow every shell block no rule denies.")] = False,
     allow: Annotated[
-        list[str] | None, typer.Option("--allow", help="Allow shell commands matching PATTERN (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--allow", metavar="PATTERN", help="Allow shell commands matching PATTERN (repeatable)."
+        ),
     ] = None,
     directory: DirOption = None,
     trust: TrustOption = False,

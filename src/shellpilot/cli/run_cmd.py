@@ -364,30 +364,46 @@ def register(app: typer.Typer) -> None:
             typer.Argument(help='The message or "/command args" (else stdin).'),
         ] = None,
         command: Annotated[
-            str | None, typer.Option("--command", help="Run this slash command; MESSAGE is its arguments.")
+            str | None,
+            typer.Option(
+                "--command", metavar="NAME", help="Run this slash command; MESSAGE is its arguments."
+            ),
         ] = None,
-        model: Annotated[str | None, typer.Option("--model", "-m", help="provider/model to use.")] = None,
-        agent: Annotated[str | None, typer.Option("--agent", help="Agent: build, plan or your own.")] = None,
-        session: Annotated[str | None, typer.Option("--session", "-s", help="Continue this session.")] = None,
+        model: Annotated[
+            str | None, typer.Option("--model", "-m", metavar="PROVIDER/MODEL", help="The model to use.")
+        ] = None,
+        agent: Annotated[
+            str | None, typer.Option("--agent", metavar="NAME", help="Agent: build, plan or your own.")
+        ] = None,
+        session: Annotated[
+            str | None, typer.Option("--session", "-s", metavar="ID", help="Continue this session.")
+        ] = None,
         cont: Annotated[
             bool, typer.Option("--continue", "-c", help="Continue the latest session here.")
         ] = False,
         output_format: Annotated[
-            str, typer.Option("--format", help="text, or json (one JSON event per line).")
+            str, typer.Option("--format", metavar="text|json", help="json: one JSON event per line.")
         ] = "text",
         schema: Annotated[
             str | None,
-            typer.Option("--schema", help="Structured output: a JSON schema (inline or a file)."),
+            typer.Option(
+                "--schema", metavar="SCHEMA", help="Structured output: a JSON schema (inline or a file)."
+            ),
         ] = None,
         yes: Annotated[
             bool, typer.Option("--yes", "-y", help="Without a terminal, allow everything that asks.")
         ] = False,
         allow: Annotated[
             list[str] | None,
-            typer.Option("--allow", help="Without a terminal, allow asks matching PATTERN (repeatable)."),
+            typer.Option(
+                "--allow",
+                metavar="PATTERN",
+                help="Without a terminal, allow asks matching PATTERN (repeatable).",
+            ),
         ] = None,
         file: Annotated[
-            list[Path] | None, typer.Option("--file", "-f", help="Attach a file (repeatable).")
+            list[Path] | None,
+            typer.Option("--file", "-f", metavar="PATH", help="Attach a file or folder (repeatable)."),
         ] = None,
         directory: DirOption = None,
         data_dir: DataDirOption = None,
@@ -397,8 +413,9 @@ def register(app: typer.Typer) -> None:
 
         The model works with the shell tool in the project; each command that needs
         approval is asked on the terminal (without one: rejected unless --yes/--allow).
-        Exit status: 0 when the turn succeeded, 130 after Ctrl-C (143 after SIGTERM), 3 for provider errors,
-        4 when a permission was rejected, 1 otherwise.
+
+        Exit status: 0 when the turn succeeded, 130 after Ctrl-C (143 after SIGTERM),
+        3 for provider errors, 4 when a permission was rejected, 1 otherwise.
         """
         if output_format not in ("text", "json"):
             raise UsageError(f"--format must be text or json, not {output_format!r}.")

@@ -243,14 +243,17 @@ def register(app: typer.Typer) -> None:
         command: Annotated[str, typer.Argument(help="The shell command to run, as one argument.")],
         session: Annotated[
             str | None,
-            typer.Option("--session", "-s", help="Record in this session (runs in its project dir)."),
+            typer.Option(
+                "--session", "-s", metavar="ID", help="Record in this session (runs in its project dir)."
+            ),
         ] = None,
         cont: Annotated[
             bool, typer.Option("--continue", "-c", help="Record in the latest session here.")
         ] = False,
         directory: DirOption = None,
         timeout: Annotated[
-            int | None, typer.Option("--timeout", help="Kill the command after MS milliseconds.")
+            int | None,
+            typer.Option("--timeout", metavar="MS", help="Kill the command after MS milliseconds."),
         ] = None,
         data_dir: DataDirOption = None,
         trust: TrustOption = False,
