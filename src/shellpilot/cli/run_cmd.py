@@ -216,7 +216,9 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
     await _preflight(loop, opts, name)
     session = _session(ctx, opts, f"/{name} {text}" if name else text)
     renderer: Any = (
-        JsonRenderer(out) if opts.format == "json" else TextRenderer(session.id, out, err, color=err.isatty())
+        JsonRenderer(out)
+        if opts.format == "json"
+        else TextRenderer(session.id, out, err, color=err.isatty(), live=err.isatty())
     )
     unlisten = ctx.bus.listen(renderer)
     fmt = {"type": "json_schema", "schema": opts.schema} if opts.schema else None
