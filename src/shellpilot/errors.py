@@ -26,6 +26,7 @@ the boundary that meets them (provider/, storage/, process/runner.py).
     |   +-- SessionNotFound                       (session_id)
     |   +-- SessionBusy                           (session_id)
     +-- StorageError                     exit 6   (path)
+    |   +-- StorageFull                           (free_bytes, needed_bytes)
     +-- ToolError                        exit 1   a tool failed; the model sees the message
     |   +-- StructuredOutputError
     +-- Aborted                          exit 130 the user cancelled
@@ -300,6 +301,40 @@ class StorageError(ShellpilotError):
         self.path = path
 
 
+class StorageFull(StorageError):
+    """The disk holding the session store (or a spill file) has no room left.
+
+    ``free_bytes`` is what the disk had free when the write failed and ``needed_bytes`` a
+    fair estimate of what the write needs; the message names the folder to clean up and
+    how to choose another data dir.
+    """
+
+    def __init__(self, action: str, *, path: str, free_bytes: int, needed_bytes: int) -> None:
+        import os
+
+        folder = os.path.dirname(path) or "."
+        super().__init__(
+            f"cannot {action}: the disk holding {folder} is full ({_size(free_bytes)} free). Free at "
+            f"least {_size(needed_bytes)} there, or choose another data dir with --data-dir DIR or "
+            "SHELLPILOT_DATA_DIR",
+            path=path,
+        )
+        self.free_bytes = free_bytes
+        self.needed_bytes = needed_bytes
+
+
+def _size(n: int) -> str:
+    """``n`` bytes for a person: ``0 B``, ``512 KB``, ``1.5 MB``, ``78.3 GB`` (powers of 1024;
+    KB rounded up, so a need is never understated)."""
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024**2:
+        return f"{-(-n // 1024)} KB"
+    if n < 1024**3:
+        return f"{n / 1024**2:.1f} MB"
+    return f"{n / 1024**3:.1f} GB"
+
+
 class ToolError(ShellpilotError):
     """A tool call failed; the message is what the model sees as the tool's error."""
 
@@ -338,6 +373,7 @@ __all__ = [
     "ShellNotFound",
     "ShellpilotError",
     "StorageError",
+    "StorageFull",
     "StructuredOutputError",
     "TemplateError",
     "ToolError",

@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any, Protocol, TypeVar, cast
 
 from shellpilot.bus import Bus
-from shellpilot.errors import Aborted, SessionBusy
+from shellpilot.errors import Aborted, SessionBusy, StorageError
 from shellpilot.process.abort import AbortSignal
 from shellpilot.session.events import SessionStatus, SessionStatusValue
 
@@ -176,7 +176,8 @@ class RunState:
             if held and session_id in self._reserved:
                 self._reserved.discard(session_id)
                 assert self._lease is not None
-                self._lease.release_lease(session_id)
+                with contextlib.suppress(StorageError):  # see _go_idle
+                    self._lease.release_lease(session_id)
 
     def _go_busy(self, session_id: str, kind: str) -> _Runner:
         if self._lease is not None and session_id in self._reserved:
@@ -190,7 +191,10 @@ class RunState:
     def _go_idle(self, session_id: str) -> None:
         self._runners.pop(session_id, None)
         if self._lease is not None:
-            self._lease.release_lease(session_id)
+            # A lease that cannot be dropped now (a full disk) belongs to this process: it is
+            # no longer honoured once the process ends, and the next start removes it.
+            with contextlib.suppress(StorageError):
+                self._lease.release_lease(session_id)
         self._status(session_id, "idle")
 
     async def ensure_running(

@@ -33,7 +33,7 @@ from shellpilot.session.models import (
 )
 from shellpilot.storage import orphan as orphans
 from shellpilot.storage import owner as owners
-from shellpilot.storage import readonly
+from shellpilot.storage import readonly, space
 from shellpilot.storage.schema import SCHEMA, SCHEMA_VERSION
 
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
@@ -61,10 +61,10 @@ class SessionStore:
       (``recovered`` lists the part ids). A command such a part recorded in
       ``metadata.process`` (``shell.process_group.process_record``) that still runs as that same
       process is killed with its group first (``metadata.interrupted.killed``).
-    - sqlite3 and OS errors raise ``StorageError`` naming the file. Thread-safe (one lock).
-    - ``read_only=True`` (a data dir that cannot be written, see ``storage.readonly``) opens
-      the file for reading only: no migration, no recovery, and every write raises
-      ``StorageError`` saying how to choose another data dir.
+    - sqlite3 and OS errors raise ``StorageError`` naming the file (``StorageFull`` on a full
+      disk, see ``storage.space``, which also keeps a reserve file beside it). Thread-safe.
+    - ``read_only=True`` (``storage.readonly``): reads only; no migration, no recovery, and
+      every write raises ``StorageError`` saying how to choose another data dir.
     """
 
     def __init__(self, path: Path, *, live_interval_ms: int = 250, read_only: bool = False) -> None:
@@ -77,10 +77,9 @@ class SessionStore:
         self._live_last: dict[str, float] = {}
         self._live_pending: dict[str, ToolPart] = {}
         self._live_timers: dict[str, asyncio.TimerHandle] = {}
-        self._db: sqlite3.Connection | None = None
+        self._db: sqlite3.Connection | None = readonly.connect(self.path) if read_only else None
+        self.recovered: list[str] = []
         if read_only:
-            self._db = readonly.connect(self.path)
-            self.recovered: list[str] = []
             return
         with self._guard("open the session store"):
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -91,15 +90,18 @@ class SessionStore:
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA foreign_keys = ON")
             self._migrate(db)
+        space.ensure_reserve(self.path)
         self.recovered = self.recover()
 
     # -- plumbing ---------------------------------------------------------------------
 
     @contextmanager
-    def _guard(self, action: str) -> Iterator[None]:
+    def _guard(self, action: str, size: int = 0) -> Iterator[None]:
         try:
             yield
         except (sqlite3.Error, OSError) as exc:
+            if space.is_full(exc):
+                raise space.full_error(action, self.path, size) from exc
             raise StorageError(f"cannot {action}: {exc}", path=str(self.path)) from exc
 
     @property
@@ -109,10 +111,10 @@ class SessionStore:
         return self._db
 
     @contextmanager
-    def _tx(self, action: str) -> Iterator[sqlite3.Connection]:
+    def _tx(self, action: str, size: int = 0) -> Iterator[sqlite3.Connection]:
         if self.read_only:
             raise StorageError(f"cannot {action}: {readonly.READ_ONLY_HINT}", path=str(self.path))
-        with self._guard(action), self._lock:
+        with self._guard(action, size), self._lock:
             db = self._conn
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -150,7 +152,8 @@ class SessionStore:
         """Write pending live updates, then close the file (idempotent)."""
         if self._db is None:
             return
-        self.flush_live()
+        with suppress(StorageError):  # live values only; a full disk must not stop the close
+            self.flush_live()
         with self._guard("close the session store"), self._lock:
             self._db.close()
             self._db = None
@@ -258,13 +261,12 @@ class SessionStore:
 
     def put_message(self, message: Message) -> None:
         """Insert or replace ``message``; bumps its session's updated time. ``SessionNotFound`` if absent."""
-        with self._tx("save a message") as db:
+        with self._tx("save a message", len(body := message.model_dump_json())) as db:
             cur = db.execute(
                 # Strictly after every other session's activity, so --continue picks the right one
                 # even within one millisecond.
-                "UPDATE session SET updated_ms=max(?, (SELECT coalesce(max(updated_ms), 0) + 1 FROM session))"
-                " "
-                "WHERE id=?",
+                "UPDATE session SET updated_ms=max(?, (SELECT coalesce(max(updated_ms), 0) + 1 "
+                "FROM session)) WHERE id=?",
                 (now_ms(), message.session_id),
             )
             if cur.rowcount == 0:
@@ -272,7 +274,7 @@ class SessionStore:
             db.execute(
                 "INSERT INTO message(id, session_id, role, body) VALUES (?,?,?,?) "
                 "ON CONFLICT(id) DO UPDATE SET body=excluded.body",
-                (message.id, message.session_id, message.role, message.model_dump_json()),
+                (message.id, message.session_id, message.role, body),
             )
 
     def get_message(self, message_id: str) -> Message:
@@ -304,12 +306,12 @@ class SessionStore:
     def _write_part(self, part: Part) -> None:
         status = _part_status(part)
         owner = self._owner if status in ("pending", "running") else None
-        with self._tx("save a part") as db:
+        with self._tx("save a part", len(body := part.model_dump_json())) as db:
             db.execute(
                 "INSERT INTO part(id, message_id, session_id, type, status, owner, body) "
                 "VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET status=excluded.status, "
                 "owner=excluded.owner, body=excluded.body",
-                (part.id, part.message_id, part.session_id, part.type, status, owner, part.model_dump_json()),
+                (part.id, part.message_id, part.session_id, part.type, status, owner, body),
             )
         if status in ("pending", "running"):
             self._live_last[part.id] = time.monotonic()
@@ -356,7 +358,8 @@ class SessionStore:
             self._live_timers.pop(part_id, None)
             part = self._live_pending.pop(part_id, None)
             if part is not None and self._db is not None:
-                self._write_part(part)
+                with suppress(StorageError):  # a live value only: the final write supersedes it
+                    self._write_part(part)
 
     def flush_live(self) -> int:
         """Write every pending live update now; returns how many were written."""
