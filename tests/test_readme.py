@@ -32,9 +32,8 @@ _BLOCK = re.compile(r"<!-- test: ([a-z-]+) -->\s*\n```(\w+)\n(.*?)\n```", re.DOT
 
 def _blocks() -> list[tuple[str, str, str, int]]:
     text = README.read_text(encoding="utf-8")
-    return [
-        (m.group(1), m.group(2), m.group(3), text.count("\n", 0, m.start()) + 1) for m in _BLOCK.finditer(text)
-    ]
+    found = _BLOCK.finditer(text)
+    return [(m.group(1), m.group(2), m.group(3), text.count("\n", 0, m.start()) + 1) for m in found]
 
 
 BLOCKS = _blocks()
@@ -86,8 +85,9 @@ def test_example_runs_as_written(kind: str, language: str, code: str, line: int,
     else:
         assert language == "bash", f"README.md:{line}: cannot run a {language} block"
         argv = ["bash", "-euo", "pipefail", "-c", code]
+    env = _env(workdir)
     done = subprocess.run(
-        argv, cwd=workdir, env=_env(workdir), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        argv, cwd=workdir, env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
     )
     assert done.returncode == 0, f"README.md:{line} failed:\n{done.stdout}\n{done.stderr}"
     assert "Traceback" not in done.stderr and "warning:" not in done.stderr, done.stderr
