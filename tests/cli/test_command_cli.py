@@ -49,8 +49,8 @@ def test_list_json(project: Path) -> None:
     data = json.loads(result.stdout)
     assert data["warnings"] == []
     by_name = {c["name"]: c for c in data["commands"]}
-    assert set(by_name) == {"g/x", "init", "review"}
-    assert by_name["g/x"]["hints"] == ["{{args}}"] and by_name["g/x"]["aliases"] == ["g:x"]
+    assert set(by_name) == {"g:x", "init", "review"}  # Gemini's own dir:name spelling
+    assert by_name["g:x"]["hints"] == ["{{args}}"] and by_name["g:x"]["aliases"] == ["g/x"]
     assert by_name["review"]["subtask"] is True and by_name["review"]["origin"] == "builtin"
 
 

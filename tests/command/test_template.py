@@ -126,7 +126,8 @@ def test_escaped_block_is_literal() -> None:
 @pytest.mark.parametrize(
     ("template", "expected"),
     [
-        ("$10 $2 $1 $2 $ARGUMENTS", ["$1", "$2", "$10", "$ARGUMENTS"]),
+        ("$10 $2 $1 $2 $3 $ARGUMENTS", ["$1", "$2", "$3", "$ARGUMENTS"]),  # $10 breaks the run
+        ("$3 $2 $1 $2 $4 $5 $6 $7 $8 $9 $10", [f"${n}" for n in range(1, 11)]),
         ("$0 only", []),
         (TWELVE, [f"${n}" for n in range(1, 13)]),
         ("nothing", []),
@@ -498,7 +499,9 @@ async def test_an_escaped_dollar_in_a_block_is_the_shells(project: Path) -> None
     from shellpilot.command.arguments import join_arguments
 
     ask = allow_all_recorder()
-    out = await expand(cmd("Out: !`echo \\$1` end"), join_arguments(["x}; touch P; #"]), ExpandContext(project, ask=ask))
+    out = await expand(
+        cmd("Out: !`echo \\$1` end"), join_arguments(["x}; touch P; #"]), ExpandContext(project, ask=ask)
+    )
     assert not (project / "P").exists()
     assert out.text == 'Out: $1 end\n\n"x}; touch P; #"' and out.warnings == []  # no placeholder: appended
 

@@ -20,7 +20,9 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 _TOKEN_BEFORE = "([{"
 """Characters after which a ``!`` starts a token (besides whitespace and a line start)."""
 
-MARKDOWN_SYNTAXES: frozenset[TemplateSyntax] = frozenset({"shellpilot", "opencode", "claude", "claude-legacy"})
+MARKDOWN_SYNTAXES: frozenset[TemplateSyntax] = frozenset(
+    {"shellpilot", "opencode", "claude", "claude-legacy"}
+)
 """Formats whose templates are markdown: `` !`cmd` `` blocks, never inside code."""
 FENCE_BLOCK_SYNTAXES: frozenset[TemplateSyntax] = frozenset({"shellpilot", "claude", "claude-legacy"})
 """Formats where a fence opened with ```` ```! ```` is a shell script run like a block."""
@@ -91,14 +93,18 @@ def _fences(text: str, bang: bool) -> list[Region]:
                 run = match.group(1)
                 opener = (pos, run[0], len(run), bang and run[0] == "`" and match.group(2).strip() == "!")
                 inner = after
-        elif match and match.group(1)[0] == opener[1] and len(match.group(1)) >= opener[2]:
-            if not match.group(2).strip():
-                start, _, _, is_block = opener
-                if is_block and text[inner:pos].strip():
-                    found.append(Region(start, line_end, "block", inner, pos, "fence"))
-                else:
-                    found.append(Region(start, line_end, "code"))
-                opener = None
+        elif (
+            match
+            and match.group(1)[0] == opener[1]
+            and len(match.group(1)) >= opener[2]
+            and not match.group(2).strip()
+        ):
+            start, _, _, is_block = opener
+            if is_block and text[inner:pos].strip():
+                found.append(Region(start, line_end, "block", inner, pos, "fence"))
+            else:
+                found.append(Region(start, line_end, "code"))
+            opener = None
         pos = after
     if opener is not None:
         found.append(Region(opener[0], n, "code"))

@@ -140,7 +140,9 @@ def find(
                 found.append(Placeholder(match.start(), match.end(), "escape", where, text))
             continue
         if text.startswith("${"):
-            found.append(Placeholder(match.start(), match.end(), "variable", where, text, name=match.group(3)))
+            found.append(
+                Placeholder(match.start(), match.end(), "variable", where, text, name=match.group(3))
+            )
             continue
         if text in ("$ARGUMENTS", "{{args}}"):
             if not (syntax in _DOLLAR_FORMATS and match.start() > 0 and template[match.start() - 1] == "\\"):
@@ -163,7 +165,9 @@ def find(
                 where = where_of(match.start())
                 if where is not None and not (match.start() > 0 and template[match.start() - 1] == "\\"):
                     index = list(named).index(match.group(1))
-                    found.append(Placeholder(match.start(), match.end(), "named", where, match.group(0), index))
+                    found.append(
+                        Placeholder(match.start(), match.end(), "named", where, match.group(0), index)
+                    )
             found.sort(key=lambda p: p.start)
     return _meant(found)
 

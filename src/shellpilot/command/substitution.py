@@ -239,4 +239,6 @@ def substitute(
     result shows exactly what would run. See ``substitution`` for the rules.
     ``substitute("Fix $1 then $2", "a b c") == "Fix a then b c"``.
     """
-    return render(substitution(template, arguments, syntax, named=named, variables=variables, name=name).parts)
+    return render(
+        substitution(template, arguments, syntax, named=named, variables=variables, name=name).parts
+    )

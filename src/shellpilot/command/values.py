@@ -61,7 +61,9 @@ class Values:
         self.variables = variables or Variables()
         self.warnings: list[str] = []
         self._warned: set[str] = set()
-        numbered = [p.index for p in placeholders if p.kind == "index" and not p.text.startswith("$ARGUMENTS[")]
+        numbered = [
+            p.index for p in placeholders if p.kind == "index" and not p.text.startswith("$ARGUMENTS[")
+        ]
         self.highest = max(numbered) if numbered and syntax in ("shellpilot", "opencode") else None
         self.keys: dict[str, str] = {}
         self.keyed = bool(required_keys(placeholders))
