@@ -101,13 +101,16 @@ def load_schema(value: str) -> dict[str, Any]:
 
 async def _preflight(loop: AgentLoop, opts: RunOptions, command: str | None) -> None:
     """Fail before a session is touched: unknown command or agent, missing provider/key/model
-    (the error names what to set). The model checked is the command's, else ``--model``,
-    else the agent's, else the default; a continued session may still use its last model."""
+    (the error names what to set). The model checked is ``--model``, else the command's
+    (when a configured provider can run it; otherwise the session's is used, with a warning
+    when the command runs), else the agent's, else the default; a continued session may
+    still use its last model."""
     agent = loop.resolve_agent(opts.agent)
     model = opts.model
     if command is not None and loop.commands is not None:
         found = await loop.commands.get(command)
-        model = found.model or model
+        if not model and found.model:
+            model = loop.providers.command_model(found.model, note=False)[0]
         if found.agent:
             agent = loop.resolve_agent(found.agent)
     if model or not (opts.session_id or opts.cont):

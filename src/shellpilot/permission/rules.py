@@ -16,7 +16,7 @@ from shellpilot.errors import ConfigError
 from shellpilot.permission.wildcard import has_wildcard, literal_count, match
 
 Action = Literal["allow", "ask", "deny"]
-Source = Literal["default", "config", "agent", "grant", "none"]
+Source = Literal["default", "config", "agent", "grant", "command", "none"]
 
 ACTIONS: tuple[Action, ...] = get_args(Action)
 _SEVERITY: dict[Action, int] = {"allow": 0, "ask": 1, "deny": 2}
@@ -30,7 +30,8 @@ class Rule:
 
     ``source`` says where it came from: ``default`` (the built-in policy), ``config``
     (the user's files), ``agent`` (an agent's preset or config), ``grant`` (an "always"
-    answer) or ``none`` (the synthetic ask returned when nothing matched).
+    answer), ``command`` (a slash command's ``allowed-tools``/``disallowed-tools``, for
+    its own turn only) or ``none`` (the synthetic ask returned when nothing matched).
     """
 
     permission: str
@@ -82,13 +83,18 @@ def evaluate(permission: str, pattern: str, rules: Sequence[Rule]) -> Rule:
     ``bash``/``external_directory`` asks, while the default allow for shellpilot's own
     tool-output folder survives a broad ``"external_directory": "deny"``.
     A grant is an ordinary allow rule: a more specific deny still beats it (spec 7.3).
+    A ``command`` allow never beats a matching ``config`` or ``agent`` deny, however
+    specific it is: a command file may pre-approve, never unblock.
     No match at all -> a synthetic ``Rule(permission, "*", "ask", "none")``.
     """
     best_user: Rule | None = None
     best_default: Rule | None = None
+    owner_deny: Rule | None = None
     for rule in rules:
         if not rule.matches(permission, pattern):
             continue
+        if rule.action == "deny" and rule.source in ("config", "agent"):
+            owner_deny = owner_deny if owner_deny and specificity(owner_deny) > specificity(rule) else rule
         if rule.source == "default":
             if best_default is None or specificity(rule) > specificity(best_default):
                 best_default = rule
@@ -96,6 +102,8 @@ def evaluate(permission: str, pattern: str, rules: Sequence[Rule]) -> Rule:
             best_user = rule
     if best_user is None:
         return best_default or Rule(permission, "*", "ask", "none")
+    if best_user.source == "command" and best_user.action == "allow" and owner_deny is not None:
+        return owner_deny
     if best_default is not None and _pattern_specificity(best_default) > _pattern_specificity(best_user):
         return best_default
     return best_user
