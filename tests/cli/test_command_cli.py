@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from shellpilot.cli.app import app
+from shellpilot.command.syntax import describe
 
 runner = CliRunner()
 
@@ -67,8 +68,9 @@ def test_show(project: Path) -> None:
         f"origin: {project / '.claude' / 'commands' / 'ship.md'}",
         "description: Push $1 now",
         "argument_hint: [branch]",
+        f"rules: {describe('claude-legacy')}",
         "hints: $1",
-        "allowed-tools (shown only, never pre-approved): Bash(git push:*)",
+        "allowed-tools (allowed while this command's turn runs): Bash(git push:*) -> bash 'git push *'",
         "",
         "Push $1 now",
     ]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
 
 import typer
 
-from shellpilot.cli.options import DataDirOption, DirOption, TrustOption
+from shellpilot.cli.options import PASS_THROUGH, DataDirOption, DirOption, PassThroughCommand, TrustOption
 from shellpilot.errors import ShellpilotError, UsageError
 
 if TYPE_CHECKING:
@@ -358,7 +358,7 @@ def execute(opts: RunOptions, out: TextIO | None = None, err: TextIO | None = No
 def register(app: typer.Typer) -> None:
     """Add ``shellpilot run`` to the top-level app."""
 
-    @app.command("run")
+    @app.command("run", cls=PassThroughCommand, context_settings=PASS_THROUGH)
     def run(
         message: Annotated[
             list[str] | None,
@@ -398,6 +398,8 @@ def register(app: typer.Typer) -> None:
 
         The model works with the shell tool in the project; each command that needs
         approval is asked on the terminal (without one: rejected unless --yes/--allow).
+        Words after /NAME are the command's, including ones that start with - (put --
+        before them to pass one of these options on). -m wins over a command's own model.
         Exit status: 0 when the turn succeeded, 130 after Ctrl-C (143 after SIGTERM), 3 for provider errors,
         4 when a permission was rejected, 1 otherwise.
         """
