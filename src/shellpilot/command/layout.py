@@ -61,19 +61,19 @@ def layout(template: str, syntax: TemplateSyntax) -> list[Region]:
     after whitespace or one of ``( [ {``), outside code, within one paragraph, with a
     non-blank command. In ``FENCE_BLOCK_SYNTAXES`` a fence whose info string is ``!`` is a block
     (the lines inside are the script; an unclosed one stays code). Gemini: every
-    ``!{...}`` whose braces balance is a block, anywhere; nothing else. Codex: no regions.
+    ``!{...}`` whose braces balance is a block, anywhere; nothing else. Codex: code regions
+    as in markdown, never a block.
     """
     if syntax == "gemini":
         return brace_blocks(template)
-    if syntax not in MARKDOWN_SYNTAXES:
-        return []
+    blocks = syntax in MARKDOWN_SYNTAXES
     regions: list[Region] = []
     start = 0
     for fence in _fences(template, syntax in FENCE_BLOCK_SYNTAXES):
-        regions += _inline(template, start, fence.start)
+        regions += _inline(template, start, fence.start, blocks)
         regions.append(fence)
         start = fence.end
-    regions += _inline(template, start, len(template))
+    regions += _inline(template, start, len(template), blocks)
     return regions
 
 
@@ -147,7 +147,7 @@ def _closing_run(text: str, start: int, end: int, length: int) -> int:
         pos = found + run
 
 
-def _inline(text: str, start: int, end: int) -> list[Region]:
+def _inline(text: str, start: int, end: int, blocks: bool = True) -> list[Region]:
     regions: list[Region] = []
     pos = start
     while True:
@@ -159,7 +159,7 @@ def _inline(text: str, start: int, end: int) -> list[Region]:
             pos = tick + 1
             continue
         bang = tick - 1
-        if length == 1 and bang >= start and text[bang] == "!" and starts_token(text, bang):
+        if blocks and length == 1 and bang >= start and text[bang] == "!" and starts_token(text, bang):
             close = text.find("`", tick + 1, end)
             command = text[tick + 1 : close] if close > 0 else ""
             if command.strip() and not _BLANK_LINE.search(command):

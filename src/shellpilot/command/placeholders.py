@@ -88,9 +88,12 @@ class _Where:
 
 
 def _not_meant(template: str, start: int, end: int) -> bool:
-    """A ``$N`` that is a price (``$5,000``), a cell (``$B$6``) or escaped (``\\$1``)."""
+    """A ``$N`` that is a price (``$5,000``, Codex's ``$1`` of ``$125``), a cell
+    (``$B$6``) or escaped (``\\$1``)."""
     if start > 0 and template[start - 1] == "\\":
         return True
+    if end < len(template) and template[end].isdigit():
+        return True  # the format reads fewer digits than are written
     if _MONEY_AFTER.match(template, end):
         return True
     return bool(_CELL_BEFORE.search(template, max(0, start - 5), start))

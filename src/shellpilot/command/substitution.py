@@ -8,6 +8,7 @@ which text is a placeholder or a block is placeholders.py's and layout.py's.
 
 from __future__ import annotations
 
+import re
 import shlex
 import string
 from collections.abc import Sequence
@@ -119,6 +120,15 @@ def _advance(text: str, state: QuoteState) -> QuoteState:
     return state
 
 
+_PATH_REST = re.compile(r"[^\s`\"']*")
+
+
+def _quoted_reference(template: str, start: int, value: str) -> bool:
+    """True for ``@${CLAUDE_SKILL_DIR}/x`` whose folder holds a space: the reference is
+    written ``@"<folder>/x"`` so it still names one file."""
+    return start > 0 and template[start - 1] == "@" and any(ch.isspace() for ch in value)
+
+
 @dataclass(frozen=True)
 class Substituted:
     """A template with its placeholders filled: the segments, and warnings to show."""
@@ -191,6 +201,8 @@ def substitution(
     pos = 0
     events: list[Region | Placeholder] = sorted([*blocks, *loose], key=lambda e: e.start)
     for event in events:
+        if event.start < pos:
+            continue  # inside a path already quoted for an @reference
         literal.append(template[pos : event.start])
         pos = event.end
         if isinstance(event, Region):
@@ -201,6 +213,11 @@ def substitution(
         value = values.of(event)
         if value is None:
             literal.append(event.text)
+        elif event.kind == "variable" and _quoted_reference(template, event.start, value):
+            rest = _PATH_REST.match(template, event.end)
+            end = rest.end() if rest else event.end
+            literal.append(f'"{value}{template[event.end : end]}"')
+            pos = end
         elif event.kind in ("escape", "variable"):
             literal.append(value)
         elif value:

@@ -7,6 +7,7 @@ Must not touch: finding placeholders (placeholders.py) or shell blocks (substitu
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,11 +37,20 @@ class Variables:
         }.get(name)
 
 
+def _codex_words(text: str) -> list[str]:
+    """Codex splits arguments like a POSIX shell (``PR_TITLE="Fix it"`` is one word);
+    text it cannot split (an open quote) falls back to ``split_arguments``."""
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return split_arguments(text)
+
+
 class Values:
     """The value of each placeholder for one invocation (``of``), and what is appended.
 
     ``arguments`` is the raw text typed after the name; it is split like
-    ``split_arguments`` (quotes group words). Raises CommandArgumentError for a Codex
+    ``split_arguments`` (quotes group words; Codex: like a shell). Raises CommandArgumentError for a Codex
     prompt with ``$KEY`` placeholders when a word is not ``KEY=value`` or a key used
     outside code is missing (Codex refuses such an invocation too).
     """
@@ -56,7 +66,7 @@ class Values:
     ) -> None:
         self.syntax = syntax
         self.raw = arguments
-        self.args = split_arguments(arguments)
+        self.args = _codex_words(arguments) if syntax == "codex" else split_arguments(arguments)
         self.name = name
         self.variables = variables or Variables()
         self.warnings: list[str] = []
