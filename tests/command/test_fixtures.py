@@ -369,7 +369,5 @@ async def test_user_commands_of_other_agents_and_precedence(project: Path, home:
     registry = CommandRegistry(project, load_config(project))
     assert (await registry.get("hello")).template == "project claude hello"
     warnings = [str(w) for w in registry.warnings]
-    assert (
-        f'command "hello" from {project / ".claude/commands/hello.md"} overrides {home / ".claude/commands/hello.md"}'
-        in warnings
-    )
+    mine, theirs = project / ".claude/commands/hello.md", home / ".claude/commands/hello.md"
+    assert f'command "hello" from {mine} overrides {theirs}' in warnings
