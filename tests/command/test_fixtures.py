@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from shellpilot.bus import Bus, Event
 from shellpilot.command.model import Command
 from shellpilot.command.registry import CommandRegistry
 from shellpilot.command.shellblocks import BlockRun
 from shellpilot.command.template import ExpandContext, ExpandedPrompt, expand
 from shellpilot.config import load_config
-from shellpilot.errors import CommandArgumentError, PermissionDenied
+from shellpilot.errors import CommandArgumentError
+from shellpilot.permission.rules import rules_from_config
+from shellpilot.permission.service import PermissionService
 
 
 def write(path: Path, text: str | bytes) -> Path:
@@ -38,25 +40,16 @@ def home() -> Path:
 
 
 class Asks:
-    """A real asker that records every ask and allows (or denies) it."""
+    """A real permission service answering from rules (``bash`` allowed, or every outside
+    folder denied), with the ``permission.asked`` events it publishes recorded."""
 
-    def __init__(self, deny: bool = False) -> None:
-        self.deny = deny
-        self.calls: list[tuple[str, list[str]]] = []
-
-    async def __call__(
-        self,
-        permission: str,
-        patterns: Sequence[str],
-        always: Sequence[str],
-        metadata: Mapping[str, Any] | None = None,
-        read_only: Collection[str] = (),
-        *,
-        unanalysed: Collection[str] = (),
-    ) -> None:
-        self.calls.append((permission, list(patterns)))
-        if self.deny:
-            raise PermissionDenied(permission, patterns[0])
+    def __init__(self, tmp: Path, project: Path, deny: bool = False) -> None:
+        self.bus = Bus()
+        self.asked: list[Event] = []
+        self.bus.listen(self.asked.append, ["permission.asked"])
+        self.service = PermissionService(self.bus, tmp / "grants.json", project_dir=project)
+        config = {"external_directory": "deny", "bash": "deny"} if deny else {"bash": "allow"}
+        self.ask = self.service.asker("ses_test", rules_from_config(config))
 
 
 async def sh(command: str, cwd: Path, timeout_ms: int, abort: Any) -> BlockRun:
@@ -70,10 +63,11 @@ async def load(project: Path, name: str) -> tuple[Command, CommandRegistry]:
 
 
 async def render(
-    project: Path, name: str, arguments: str = "", ask: Asks | None = None, **kw: Any
+    project: Path, name: str, arguments: str = "", asks: Asks | None = None, **kw: Any
 ) -> ExpandedPrompt:
     command, _ = await load(project, name)
-    ctx = ExpandContext(project_dir=project, ask=ask or Asks(), run=sh, **kw)
+    asks = asks or Asks(project.parent, project)
+    ctx = ExpandContext(project_dir=project, ask=asks.ask, run=sh, **kw)
     return await expand(command, arguments, ctx)
 
 
@@ -143,10 +137,8 @@ Workbooks here: !`ls *.xlsx`
 async def test_claude_skill_with_bangs_in_code_spans(project: Path) -> None:
     write(project / ".claude" / "skills" / "xlsx" / "SKILL.md", XLSX)
     write(project / "budget.xlsx", "x")
-    ask = Asks()
-    out = await render(project, "xlsx", "fix formulas in budget.xlsx", ask)
-    assert ask.calls == [("bash", ["ls *.xlsx"])]  # the one real block; no `#REF!` block
-    assert [b.command for b in out.blocks] == ["ls *.xlsx"]
+    out = await render(project, "xlsx", "fix formulas in budget.xlsx")
+    assert [(b.command, b.status) for b in out.blocks] == [("ls *.xlsx", "ok")]  # no `#REF!` block
     assert "- `#REF!`: Invalid cell references\n- `#DIV/0!`: Division by zero" in out.text
     assert "`=B5*(1+$B$6)` and `='Inputs'!$B$5`" in out.text
     assert "Workbooks here: budget.xlsx" in out.text
@@ -163,10 +155,9 @@ The current shell is: !{echo "$0" | tr -d '-'}
 
 async def test_gemini_toml_only_brace_blocks(project: Path) -> None:
     write(project / ".gemini" / "commands" / "sh" / "pid.toml", PID)
-    ask = Asks()
-    out = await render(project, "sh:pid", "sleep 10 &", ask)
+    out = await render(project, "sh:pid", "sleep 10 &")
     assert "Explain what `$!` and `$$` mean in bash, using sleep 10 & as the example." in out.text
-    assert [b.command for b in out.blocks] == ["echo \"$0\" | tr -d '-'"] and ask.calls[0][0] == "bash"
+    assert [(b.command, b.status) for b in out.blocks] == [("echo \"$0\" | tr -d '-'", "ok")]
     assert "The current shell is: /bin/sh" in out.text
 
 
@@ -179,9 +170,9 @@ Explain why `if (!{a:1}.b)` is true, and why if (!{a:1}.b) in prose is not a she
 
 async def test_markdown_brace_is_text(project: Path) -> None:
     write(project / ".opencode" / "command" / "js.md", JS)
-    ask = Asks()
-    out = await render(project, "js", "", ask)
-    assert ask.calls == [] and out.blocks == []
+    asks = Asks(project.parent, project, deny=True)
+    out = await render(project, "js", "", asks)
+    assert out.blocks == [] and out.warnings == []
     assert "if (!{a:1}.b) in prose" in out.text
 
 
@@ -230,9 +221,9 @@ async def test_claude_skill_dir_variables(project: Path, home: Path) -> None:
     folder = home / ".claude" / "skills" / "pdf"
     write(folder / "SKILL.md", PDF_SKILL)
     write(folder / "reference.md", "how to read PDFs")
-    ask = Asks(deny=True)  # the skill's own file is read without asking anyone
-    out = await render(project, "pdf", "report.pdf", ask, session_id="ses_42")
-    assert ask.calls == []
+    asks = Asks(project.parent, project, deny=True)  # the skill's own file is read without asking
+    out = await render(project, "pdf", "report.pdf", asks, session_id="ses_42")
+    assert asks.asked == []
     assert f"Read @{folder}/reference.md first, then extract report.pdf." in out.text
     assert f"`python {folder}/scripts/extract.py report.pdf`" in out.text
     assert "logs/ses_42.txt (effort: ${CLAUDE_EFFORT})" in out.text
