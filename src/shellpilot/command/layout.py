@@ -6,6 +6,7 @@ blocks and Gemini's ``!{...}``. Must not touch: placeholders, values or running 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -66,15 +67,21 @@ def layout(template: str, syntax: TemplateSyntax) -> list[Region]:
     """
     if syntax == "gemini":
         return brace_blocks(template)
-    blocks = syntax in MARKDOWN_SYNTAXES
+    return list(_markdown(template, syntax in MARKDOWN_SYNTAXES, syntax in FENCE_BLOCK_SYNTAXES))
+
+
+@functools.lru_cache(maxsize=512)
+def _markdown(template: str, blocks: bool, bang_fences: bool) -> tuple[Region, ...]:
+    """``layout`` of a markdown template (cached: loading reads each template's layout
+    for its rules and its hints, and expanding it again)."""
     regions: list[Region] = []
     start = 0
-    for fence in _fences(template, syntax in FENCE_BLOCK_SYNTAXES):
+    for fence in _fences(template, bang_fences):
         regions += _inline(template, start, fence.start, blocks)
         regions.append(fence)
         start = fence.end
     regions += _inline(template, start, len(template), blocks)
-    return regions
+    return tuple(regions)
 
 
 def _fences(text: str, bang: bool) -> list[Region]:

@@ -91,7 +91,8 @@ def claude_syntax(body: str, named: list[str]) -> TemplateSyntax:
 
 
 def claude_fields(data: dict[str, Any], body: str, path: Path, warnings: list[LoadWarning]) -> dict[str, Any]:
-    """The ``Command`` fields a Claude Code file's frontmatter sets (commands and skills)."""
+    """The ``Command`` fields a Claude Code file's frontmatter sets (commands and skills);
+    ``plugin_root`` only when the file uses ``${CLAUDE_PLUGIN_ROOT}``."""
     origin = str(path)
     named = named_arguments(data.get("arguments"))
     model = text_field(data, "model", origin, warnings)
@@ -102,5 +103,10 @@ def claude_fields(data: dict[str, Any], body: str, path: Path, warnings: list[Lo
         "allowed_tools": tool_list(data.get("allowed-tools")),
         "disallowed_tools": tool_list(data.get("disallowed-tools")),
         "syntax": claude_syntax(body, named),
-        "plugin_root": str(plugin_root(path)),
+        "plugin_root": str(plugin_root(path)) if _uses_plugin_root(data, body) else None,
     }
+
+
+def _uses_plugin_root(data: dict[str, Any], body: str) -> bool:
+    """Only a file that names ``${CLAUDE_PLUGIN_ROOT}`` needs its plugin root looked up."""
+    return "CLAUDE_PLUGIN_ROOT" in body or "CLAUDE_PLUGIN_ROOT" in str(data.get("allowed-tools", ""))

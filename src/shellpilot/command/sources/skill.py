@@ -11,7 +11,7 @@ from typing import Any
 from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.hints import hints
 from shellpilot.command.model import Command, TemplateSyntax
-from shellpilot.command.sources.claude import claude_fields, plugin_root, tool_list
+from shellpilot.command.sources.claude import claude_fields, tool_list
 from shellpilot.skill.discovery import Skill
 
 
@@ -37,7 +37,6 @@ def skill_command(skill: Skill, *, project_trusted: bool) -> tuple[Command, list
         fields = {
             "allowed_tools": tool_list(skill.data.get("allowed-tools")),
             "disallowed_tools": tool_list(skill.data.get("disallowed-tools")),
-            "plugin_root": str(plugin_root(skill.path)),
         }
     name = skill.slash_name
     command = Command(
