@@ -217,3 +217,25 @@ def test_render_refuses_a_block_with_a_metacharacter_argument(project: Path) -> 
     assert result.exit_code == 4 and not (project / "p").exists()
     result = runner.invoke(app, [*args, "--no-shell"])
     assert "!`echo $1` -> not run: argument $1 contains shell metacharacters" in result.stdout.splitlines()
+
+
+def test_show_a_skill_with_its_written_name_model_and_tools(project: Path) -> None:
+    write(
+        project / ".claude" / "skills" / "plugin-settings" / "SKILL.md",
+        "---\nname: Plugin Settings\nmodel: sonnet\nallowed-tools: Read, Bash(cat .claude/*.local.md)\n"
+        "disallowed-tools: Bash(rm:*)\n---\nRead the settings for $0.\n",
+    )
+    result = runner.invoke(app, ["command", "show", "plugin-settings", "--dir", str(project)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["name: plugin-settings", "display_name: Plugin Settings", "source: skill"]
+    assert (
+        "model: sonnet (no configured provider can run it: the session's model is used; -m overrides it)"
+        in lines
+    )
+    assert f"rules: {describe('claude')}" in lines
+    assert (
+        "allowed-tools (allowed while this command's turn runs): Read (not a shellpilot tool), "
+        "Bash(cat .claude/*.local.md) -> bash 'cat .claude/*.local.md'"
+    ) in lines
+    assert "disallowed-tools (denied while this command's turn runs): Bash(rm:*) -> bash 'rm *'" in lines
