@@ -8,7 +8,6 @@ TOML, Codex prompts in ``~/.codex/prompts``. HOME is a temp dir (tests/conftest.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ import pytest
 from shellpilot.bus import Bus, Event
 from shellpilot.command.model import Command
 from shellpilot.command.registry import CommandRegistry
-from shellpilot.command.shellblocks import BlockRun
 from shellpilot.command.template import ExpandContext, ExpandedPrompt, expand
 from shellpilot.config import load_config
 from shellpilot.errors import CommandArgumentError
@@ -52,11 +50,6 @@ class Asks:
         self.ask = self.service.asker("ses_test", rules_from_config(config))
 
 
-async def sh(command: str, cwd: Path, timeout_ms: int, abort: Any) -> BlockRun:
-    done = subprocess.run(["/bin/sh", "-c", command], cwd=cwd, capture_output=True, text=True)
-    return BlockRun(done.stdout + done.stderr, done.returncode)
-
-
 async def load(project: Path, name: str) -> tuple[Command, CommandRegistry]:
     registry = CommandRegistry(project, load_config(project))
     return await registry.get(name), registry
@@ -67,7 +60,7 @@ async def render(
 ) -> ExpandedPrompt:
     command, _ = await load(project, name)
     asks = asks or Asks(project.parent, project)
-    ctx = ExpandContext(project_dir=project, ask=asks.ask, run=sh, **kw)
+    ctx = ExpandContext(project_dir=project, ask=asks.ask, **kw)
     return await expand(command, arguments, ctx)
 
 
@@ -158,7 +151,7 @@ async def test_gemini_toml_only_brace_blocks(project: Path) -> None:
     out = await render(project, "sh:pid", "sleep 10 &")
     assert "Explain what `$!` and `$$` mean in bash, using sleep 10 & as the example." in out.text
     assert [(b.command, b.status) for b in out.blocks] == [("echo \"$0\" | tr -d '-'", "ok")]
-    assert "The current shell is: /bin/sh" in out.text
+    assert out.text.endswith("sh") and "The current shell is: /" in out.text
 
 
 JS = """---

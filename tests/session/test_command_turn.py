@@ -116,7 +116,7 @@ async def test_a_user_deny_still_wins(rig: Any, project: Path) -> None:
     assert result.ok and not (project / "notes.md").exists() and not (project / "from-block.txt").exists()
     [part] = r.tool_parts()
     assert isinstance(part.state, ToolFailed) and "touch notes.md" in part.state.error
-    assert any("not run: denied" in w for w in result.warnings)
+    assert any("not run" in w and "denied by rule" in w for w in result.warnings)
 
 
 async def test_untrusted_project_allowed_tools_are_ignored_with_a_warning(rig: Any, project: Path) -> None:

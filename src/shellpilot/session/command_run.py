@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from shellpilot.paths import tool_output_dir
 from shellpilot.session.history import render_file
 from shellpilot.session.models import AgentPart, FilePart, OutputFormat, Part, SubtaskPart, TextPart
 from shellpilot.session.request import read_attachment
@@ -56,12 +57,13 @@ async def run_command(
 ) -> TurnResult:
     """Run ``/name arguments`` in ``session_id``; the turn's result with expansion warnings.
 
-    Agent: the command's, else ``agent``, else the default. Model: ``model`` (the caller's
-    explicit choice, ``-m``, always wins), else the command's (``command_model``), else its
-    agent's, else the session's last, else the default. The command's ``allowed-tools`` /
-    ``disallowed-tools`` (``toolrules.turn_rules``) join the rules of its shell blocks and
-    of the turn that answers it (child sessions included), and are dropped when that turn
-    ends. A subtask command
+    Agent: the command's, else ``agent``, else the default; its rules judge the command's
+    shell blocks (a ``plan`` command's ``!`touch x``` is denied ``edit``). Model: ``model``
+    (the caller's explicit choice, ``-m``, always wins), else the command's
+    (``command_model``), else its agent's, else the session's last, else the default. The
+    command's ``allowed-tools`` / ``disallowed-tools`` (``toolrules.turn_rules``) join the
+    rules of its shell blocks and of the turn that answers it (child sessions included),
+    and are dropped when that turn ends. A subtask command
     posts a ``SubtaskPart`` (the user message keeps the caller's agent and model) that the
     loop runs through the ``task`` tool in a child session; its ``@file`` attachments are
     inlined into the subtask prompt (the source dropped them, spec 7.9). Otherwise the text,
@@ -78,10 +80,13 @@ async def run_command(
     caller = loop.resolve_agent(agent)
     scoped = turn_rules(command)
     own_model, model_warning = command_model(loop, command, model)
+    # The command's shell blocks are judged by the rules of the agent that runs it.
+    judge = loop.resolve_agent(command.agent) if command.agent else caller
     ctx = ExpandContext(
         project_dir=loop.project_dir,
-        ask=loop.asker(session_id, caller, scoped.rules),
+        ask=loop.asker(session_id, judge, scoped.rules),
         config=loop.config,
+        output_dir=tool_output_dir(loop.data_dir),
         agents={a.name: a.mode for a in loop.agents.agents()},
         default_agent=caller.name,
         session_id=session_id,
