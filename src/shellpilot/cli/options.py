@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperCommand
+
+from shellpilot.cli.help import PlainCommand
 
 DirOption = Annotated[
     Path | None,
@@ -47,8 +48,8 @@ _USAGE_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.
 """Click's ``UsageError`` as typer raises it (typer may bundle its own click)."""
 
 
-class PassThroughCommand(TyperCommand):
-    """A typer command whose usage errors end with ``DASH_DASH_HINT``: when one of our own
+class PassThroughCommand(PlainCommand):
+    """A plainly helped command whose usage errors end with ``DASH_DASH_HINT``: when one of our own
     options is misused after a slash command's name, the way out is ``--``."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
