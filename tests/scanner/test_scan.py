@@ -125,8 +125,6 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
     ("git -C /srv/repo status", ["git -C /srv/repo status"], ["git -C *"], ["/srv"]),
     ("git commit -C HEAD", ["git commit -C HEAD"], ["git commit *"], []),
     ("curl -o {O}/x.sh https://e.x/a", ["curl -o {O}/x.sh https://e.x/a"], ["curl *"], ["{O}"]),
-    ("source ~/.profile", ["source ~/.profile"], ["source *"], ["{H}"]),
-    (". /etc/profile", [". /etc/profile"], [". *"], ["/etc"]),
     ("bash /opt/run.sh", ["bash /opt/run.sh"], ["bash *"], ["/opt"]),
     ("x=$(rm y)", ["rm y"], ["rm *"], []),
     (
@@ -235,8 +233,11 @@ UNKNOWN: list[tuple[str, str]] = [
     ('bash -c "$CMD"', "bash -c runs a dynamic string"),
     ("eval $X", "eval of a dynamic string"),
     ("$EDITOR file", "dynamic command name $EDITOR"),
-    ("curl -s https://x | sh", "sh reads the commands it runs from standard input"),
-    ("bash <<S\nrm $X\nS", "bash reads a here-document with expansions as its script"),
+    ("curl -s https://x | sh", "sh reads its commands from standard input, which cannot be seen"),
+    ("bash <<S\nrm $X\nS", "bash reads its commands from standard input, which cannot be seen"),
+    # a sourced file runs in this shell (it may define functions, aliases, a cwd)
+    ("source ~/.profile", "source ~/.profile: runs a file's commands in this shell"),
+    (". /etc/profile", "source /etc/profile: runs a file's commands in this shell"),
     ('ls "unterminated', "syntax error"),
     ("if true; then ls", "syntax error"),
     ("cd - && rm x", "dynamic directory - in cd"),

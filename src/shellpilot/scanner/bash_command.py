@@ -8,9 +8,14 @@ redirects (bash_walk.py, bash_redirects.py) or results policy.
 
 from __future__ import annotations
 
+import os
+
 from shellpilot.scanner import bash_nesting
 from shellpilot.scanner.arity import known
+from shellpilot.scanner.bash_git import GitCommand
 from shellpilot.scanner.bash_nesting import RunHere
+from shellpilot.scanner.bash_shell import BashShell, rest_text
+from shellpilot.scanner.brace_expansion import brace_words
 from shellpilot.scanner.context import Cwds, ScanContext
 from shellpilot.scanner.option_table import SHAPES
 from shellpilot.scanner.options import find_paths, read
@@ -18,7 +23,7 @@ from shellpilot.scanner.parse import POSIX_SHELLS
 from shellpilot.scanner.scan_paths import CD_COMMANDS
 from shellpilot.scanner.scan_writes import WRITERS, Target, find_writes, written
 from shellpilot.scanner.shell_strings import FOREIGN_SHELLS
-from shellpilot.scanner.words import Word
+from shellpilot.scanner.words import Word, guess, unquoted_glob
 from shellpilot.scanner.wrappers import FIRST_WORDS, package_name, program_name, unwrap
 
 # Commands whose arguments carry more command text to scan (see bash_nesting).
@@ -46,6 +51,8 @@ def _roles() -> dict[str, int]:
 
 
 _ROLES = _roles()
+_DEFINERS = frozenset({"alias", "unalias", "hash", "unset"})
+_BUILTIN_WRAPPERS = frozenset({"builtin", "command"})
 _PYTHONS = frozenset({"python", "python3", "python2"})
 # Programs that, written right after a program the scanner does not know (`rtk rm -rf x`),
 # are taken to be what it runs: so deny rules, dirs and writes see them.
@@ -56,16 +63,6 @@ xargs curl wget nc ncat socat ssh scp rsync git tar zip unzip 7z cat kill pkill
 killall find docker kubectl
 """
 _BEHIND = frozenset(_BEHIND_NAMES.split())
-
-
-class BashShell:
-    """The state of one simulated bash process: its `pushd` stack. A `bash -c` string
-    starts a new one; `eval` and `trap` text runs in the same one."""
-
-    __slots__ = ("dirs",)
-
-    def __init__(self) -> None:
-        self.dirs: list[Cwds] = []
 
 
 class CommandJudge:
@@ -104,6 +101,10 @@ class CommandJudge:
         resolver = self.resolver
         head = words[0]
         name = head.value
+        if not head.dynamic and (self.shell.aliases or self.shell.hashed or self.shell.functions):
+            handled, after = self.indirect(words, cwds, prefix, redirects, dynamic_words)
+            if handled:
+                return after
         index = 0
         wrappers: tuple[str, ...] = ()
         run_cwds = cwds
@@ -158,15 +159,31 @@ class CommandJudge:
         real = words[index:] if index else words
         if head.dynamic:
             builder.unknown(f"dynamic command name {head.raw}")
-        elif name[:1] in "/\\":
+            # (`${X:-rm} x`, `rm${IFS}x`: what it most likely runs, for deny rules)
+            builder.pattern(" ".join(guess(" ".join(w.raw for w in real)).split()))
+        elif name != "[" and unquoted_glob(head):
+            builder.unknown(f"a glob in the command name {head.raw}")
+            rest = "".join(" " + w.shown() for w in real[1:])
+            for found in self.glob_names(head.value, run_cwds):
+                builder.pattern(found + rest)  # `/bin/r? x` may run `rm x`
+        elif "{" in head.raw and head.raw != head.value and brace_words(head.raw) != [head.raw]:
+            builder.unknown(f"a brace expansion in the command name {head.raw}")
+        if not head.dynamic and name[:1] in "/\\":
             name = program_name(name)
         role = _ROLES.get(name, 0)
-        if role & _CD:
+        if role & _CD and head.value == name and _BUILTIN_WRAPPERS.issuperset(wrappers):
+            # the shell's own cd (`builtin cd`, `command cd` too); `env cd`, `nice cd`,
+            # `/usr/bin/cd` run a program of that name, which moves no cwd of this shell
             if writes:
                 self.record(words, index, name, prefix, redirects, cwds, wrappers, dynamic_words)
             builder.seen = True
             return self.cd(name, real[1:], run_cwds)
+        if name in ("source", ".") and not wrappers:
+            self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
+            return self.source(real[1:], run_cwds, stdin)
         self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
+        if name in _DEFINERS:
+            self.define(name, real[1:])
         if not role:
             return cwds
         args = real[1:]
@@ -176,9 +193,62 @@ class CommandJudge:
             self.files(module, args[2:], run_cwds, module in WRITERS, from_input)
         elif role & _PATHS:
             self.files(name, args, run_cwds, role & _WRITES != 0, from_input)
+        if name == "git":
+            GitCommand(self).check(args, run_cwds)
         if role & _RUNS:
             return self.runs(name, args, cwds, run_cwds, stdin)
         return cwds
+
+    def indirect(
+        self,
+        words: list[Word],
+        cwds: Cwds,
+        prefix: list[Word] | None,
+        redirects: list[str] | None,
+        dynamic_words: bool,
+    ) -> tuple[bool, Cwds]:
+        """A name that stands for something else in this shell: an alias (its text with
+        the words after it, scanned here), a `hash -p` name (the program it names) or a
+        defined function (its body, scanned from these cwds). Records the command as
+        written, then returns (True, the cwds after what it stands for); (False, cwds)
+        when the name stands for itself."""
+        shell = self.shell
+        head = words[0]
+        name = head.value
+        text = shell.alias_of(head)
+        if text is not None:
+            self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
+            shell.expanding.add(name)
+            try:
+                return True, self.run_here(text + " " + rest_text(words[1:]), cwds, f"alias {name}")
+            finally:
+                shell.expanding.discard(name)
+        program = shell.hashed.get(name)
+        if program is not None and name not in shell.expanding:
+            self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
+            shell.expanding.add(name)
+            try:
+                hashed = Word.literal(program, head.start, head.end)
+                return True, self.judge([hashed, *words[1:]], cwds, prefix=prefix, redirects=redirects)
+            finally:
+                shell.expanding.discard(name)
+        body = shell.functions.get(name)
+        if body is not None and name not in shell.expanding:
+            self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
+            shell.expanding.add(name)
+            try:
+                return True, body(cwds)
+            finally:
+                shell.expanding.discard(name)
+        return False, cwds
+
+    def define(self, name: str, args: list[Word]) -> None:
+        """`alias`, `unalias`, `hash`: record what the name will stand for afterwards."""
+        shell = self.shell
+        shell.defines(name, args)
+        for problem in shell.problems:
+            self.builder.unknown(problem)
+        shell.problems.clear()
 
     def record(
         self,
@@ -249,7 +319,7 @@ class CommandJudge:
         if from_input and (paths or operands):
             self.builder.unknown(f"xargs passes paths from its input to {name}")
         for word in paths:
-            if word.value != "{}":
+            if word.value != "{}" and not (word.dynamic and name == "git"):  # (`git log "$REV"`)
                 resolver.check(word, cwds, name)
         for target in targets:
             word = target.word
@@ -259,6 +329,42 @@ class CommandJudge:
                 resolver.target(word, cwds, target.into, target.directory)
         if from_input and writes:
             self.builder.wrote("*")  # `xargs rm`: the files come from its input
+
+    @staticmethod
+    def glob_names(pattern: str, cwds: Cwds) -> list[str]:
+        """The program names a glob in a command name may expand to here (at most 32)."""
+        import glob
+
+        base = "" if pattern.startswith("/") or not cwds else cwds[0]
+        names: list[str] = []
+        try:
+            for path in glob.iglob(os.path.join(base, pattern)):
+                names.append(os.path.basename(path))
+                if len(names) >= 32:
+                    break
+        except (OSError, ValueError):
+            pass
+        return names
+
+    def source(self, args: list[Word], cwds: Cwds, stdin: str | None) -> Cwds:
+        """`source FILE` / `. FILE` runs the file's commands in this shell: they cannot be
+        seen (and may define functions, aliases, cwd), so the scan is unknown; except
+        `source /dev/stdin` fed a literal here-document or here-string, which is scanned."""
+        operands = [w for w in args if not (w.value.startswith("-") and not w.dynamic)]
+        target = operands[0] if operands else None
+        if (
+            target is not None
+            and not target.dynamic
+            and target.value in ("/dev/stdin", "/proc/self/fd/0")
+            and stdin is not None
+            and stdin is not bash_nesting.NO_STDIN
+        ):
+            return self.run_here(stdin, cwds, "source")
+        what = target.raw if target is not None else "no file"
+        if target is not None:
+            self.resolver.check(target, cwds, "source")
+        self.builder.unknown(f"source {what}: runs a file's commands in this shell, which cannot be seen")
+        return None
 
     def cd(self, name: str, args: list[Word], cwds: Cwds) -> Cwds:
         """The cwds after `cd`/`pushd`/`popd` (see PathResolver.cd)."""

@@ -24,8 +24,9 @@ RunHere = Callable[[str, Cwds, str], Cwds]
 def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanContext, depth: int) -> None:
     """`bash [opts] -c STR`, `sh script`, `bash <<EOF`: scan what the new shell runs.
 
-    `stdin`: the here-document or here-string it reads (`None`: one with expansions,
-    `NO_STDIN`: none, so it reads the pipe or terminal, which cannot be seen).
+    `stdin`: the text it reads (a here-document, a here-string, or what an `echo` before
+    it in a pipeline prints); `None`: unknown text (a file, a here-document with
+    expansions, a pipe from another program); `NO_STDIN`: the terminal (stdin is closed).
     """
     i = 0
     script = False
@@ -59,7 +60,7 @@ def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanC
     elif rest:
         ctx.resolver.check(rest[0], cwds, name)  # a script file, like `./script.sh`
     elif stdin is None:
-        builder.unknown(f"{name} reads a here-document with expansions as its script")
+        builder.unknown(f"{name} reads its commands from standard input, which cannot be seen")
     elif stdin is not NO_STDIN:
         ctx.nest("bash", stdin, cwds, depth + 1, f"{name} <<")
     else:

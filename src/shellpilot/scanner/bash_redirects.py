@@ -15,6 +15,7 @@ from shellpilot.scanner.bash_nesting import NO_STDIN
 from shellpilot.scanner.bash_source import BashSource
 from shellpilot.scanner.bash_words import WordReader
 from shellpilot.scanner.context import Cwds, ScanContext
+from shellpilot.scanner.scan_paths import DEV_SINKS
 from shellpilot.scanner.words import Word
 
 if TYPE_CHECKING:
@@ -101,7 +102,10 @@ class RedirectReader:
         writes = op not in _READS
         if writes:  # >, >>, &>, &>>, >|, >&FILE, <>
             resolver.target(dest, cwds)
-        return Redirect(f"{fd}{op} {dest.shown()}", tuple(extra), writes)
+            writes = dest.dynamic or dest.value not in DEV_SINKS
+        # `< file` feeds the command a file (unknown text); `2< x` does not touch stdin
+        stdin = None if op in ("<", "<>") and fd in ("", "0") else NO_STDIN
+        return Redirect(f"{fd}{op} {dest.shown()}", tuple(extra), writes, stdin)
 
     def heredoc(self, node: Node, cwds: Cwds) -> Redirect:
         source = self.source

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from shellpilot.scanner.bash_command import BashShell, CommandJudge
+from shellpilot.scanner.bash_command import CommandJudge
 from shellpilot.scanner.bash_kinds import (
     BRANCHY,
     CHAINS,
@@ -24,11 +24,13 @@ from shellpilot.scanner.bash_kinds import (
 from shellpilot.scanner.bash_nesting import NO_STDIN
 from shellpilot.scanner.bash_nets import hidden, sweep
 from shellpilot.scanner.bash_redirects import REDIRECTS, RedirectReader
+from shellpilot.scanner.bash_shell import BashShell
+from shellpilot.scanner.bash_simple import SimpleCommands
 from shellpilot.scanner.bash_source import BashSource
 from shellpilot.scanner.bash_words import WordReader, expand_braces
 from shellpilot.scanner.context import Cwds, ScanContext
 from shellpilot.scanner.scan_result import MAX_DEPTH, MAX_NESTING
-from shellpilot.scanner.words import Word, plain_word, shown
+from shellpilot.scanner.words import Word
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -62,8 +64,10 @@ class BashWalker:
         "inherited",
         "judge",
         "kinds",
+        "piped",
         "redirects",
         "shell",
+        "simple",
         "source",
         "visited",
         "words",
@@ -79,6 +83,7 @@ class BashWalker:
         self.words = WordReader(self.source, self.nested)
         self.redirects = RedirectReader(self.source, self.words, ctx, self)
         self.judge = CommandJudge(ctx, shell, depth, self.run_here)
+        self.simple = SimpleCommands(self)
         # Start bytes of the substitutions scanned so far (checked by `sweep`).
         self.visited: set[int] = set()
         # (start, end) of a statement -> redirect nodes written after the list or
@@ -87,12 +92,16 @@ class BashWalker:
         # Texts of the redirects of the compound commands around the statement walked now
         # (`{ a; b; } > f`: `> f` belongs to `a` and to `b`).
         self.inherited: list[str] = []
+        # What the command walked now reads from a pipe: the text (`echo x | sh`), None
+        # when unknown, NO_STDIN when it is not in a pipeline.
+        self.piped: str | None = NO_STDIN
 
     def run(self, cwds: Cwds) -> Cwds:
         """Scan the whole text from `cwds`; returns the cwds after it."""
         builder = self.builder
         data = self.source.data
         tree = self.source.parse()
+        self.words.text = self.source.text  # (parse may have removed line continuations)
         if tree is None:
             builder.unknown(f"a {len(data):,}-byte command too costly to parse")
             builder.seen = True  # (not "no command found": it was not looked at)
@@ -155,7 +164,7 @@ class BashWalker:
         """Scan one statement starting in `cwds`; returns the cwds after it."""
         kind = self.kinds[node.kind_id]
         if kind == "command":
-            return self.simple(node, cwds, ())
+            return self.simple.simple(node, cwds, ())
         if self.attached and kind in COMPOUND:
             extra = self.attached.pop((node.start_byte, node.end_byte), None)
             if extra is not None:
@@ -163,11 +172,7 @@ class BashWalker:
         if kind == "list":
             return self.chain(node, cwds)
         if kind == "pipeline":
-            out = cwds
-            for child in node.children:
-                if child.is_named:
-                    out = _union(out, self.stmt(child, cwds))
-            return out
+            return self.pipeline(node, cwds)
         if kind == "redirected_statement":
             return self.redirected(node, cwds)
         if kind in SEQUENCE:
@@ -183,7 +188,7 @@ class BashWalker:
         if kind == "negated_command":
             return self.sequence(node.children, cwds)
         if kind in ("declaration_command", "unset_command"):
-            self.declaration(node, cwds)
+            self.simple.declaration(node, cwds)
             return cwds
         if kind in ("variable_assignment", "variable_assignments", "test_command"):
             self.builder.seen = True
@@ -223,16 +228,32 @@ class BashWalker:
             out = _union(left, right)
         return out
 
+    def pipeline(self, node: Node, cwds: Cwds) -> Cwds:
+        """`a | b | c`: each stage from the same cwds; a stage reads what the one before it
+        prints when that is known (`echo 'rm x' | sh` runs `rm x`), else something unknown."""
+        out = cwds
+        piped = self.piped
+        saved = piped
+        try:
+            for child in node.children:
+                if child.is_named and self.kinds[child.kind_id] != "comment":
+                    self.piped = piped
+                    out = _union(out, self.stmt(child, cwds))
+                    piped = self.simple.printed_by(child)
+        finally:
+            self.piped = saved
+        return out
+
     def substitution(self, node: Node, cwds: Cwds) -> None:
         """`$(..)`, backticks, `<(..)`, `>(..)`: their commands, outside any redirect of
         the command they sit in (their output is captured, not redirected)."""
         self.visited.add(node.start_byte)
-        inherited = self.inherited
-        self.inherited = []
+        inherited, piped = self.inherited, self.piped
+        self.inherited, self.piped = [], NO_STDIN
         try:
             self.sequence(node.children, cwds)
         finally:
-            self.inherited = inherited
+            self.inherited, self.piped = inherited, piped
 
     def nested(self, node: Node, cwds: Cwds) -> None:
         """Scan the command substitutions anywhere below `node` (not commands themselves)."""
@@ -266,7 +287,7 @@ class BashWalker:
             return self.bare(redirects, cwds)
         kind = kinds[body.kind_id]
         if kind == "command":
-            return self.simple(body, cwds, redirects)
+            return self.simple.simple(body, cwds, redirects)
         if kind in CHAINS:
             target = body
             while kinds[target.kind_id] in CHAINS:
@@ -331,143 +352,27 @@ class BashWalker:
         return cwds
 
     def function(self, node: Node, cwds: Cwds) -> Cwds:
-        """`f() { ..; } > out`: the body is scanned where it is defined; redirects written
-        after the body apply to every command in it."""
+        """`f() { ..; } > out`: the body is scanned where it is defined (it may run in ways
+        the text does not show: a trap, a dynamic name) and again from each call's cwds
+        (see CommandJudge.indirect); redirects written after the body apply to every
+        command in it."""
         self.builder.seen = True
-        redirects = [c for c in node.children if self.kinds[c.kind_id] in REDIRECTS]
-        if not redirects:
-            return _union(cwds, self.sequence(node.children, cwds))
-        texts, _ = self.compound_redirects(redirects, cwds)
-        inherited = self.inherited
-        self.inherited = inherited + texts
-        try:
-            body = [c for c in node.children if self.kinds[c.kind_id] not in REDIRECTS]
-            return _union(cwds, self.sequence(body, cwds))
-        finally:
-            self.inherited = inherited
-
-    # simple commands -------------------------------------------------------------------------
-
-    def simple(self, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
-        """One simple command with its own redirects and those in `outer` (written after
-        it, or after the list or pipeline it ends)."""
         kinds = self.kinds
-        source = self.source.text
-        words: list[Word] = []
-        prefix: list[Word] = []
-        grouped: list[Node] = []
-        texts: list[str] = []
-        writes = False
-        stdin: str | None = NO_STDIN
-        dynamic = False  # some word is dynamic
-        if self.attached:
-            outer = [*outer, *self.attached.pop((node.start_byte, node.end_byte), [])]
-        for child in node.children:
-            kind = kinds[child.kind_id]
-            if kind == "command_name":
-                if child.start_byte == child.end_byte:
-                    continue  # a MISSING name tree-sitter puts after `X=1 > f` (a syntax error)
-                if child.child_count != 1:
-                    word = self.words.container(child, cwds)
-                    words.append(word)
-                    dynamic = dynamic or word.dynamic
-                    continue
-                child = child.child(0)  # (no list of children built for one)
-                kind = kinds[child.kind_id]
-            elif kind != "word" and kind != "number":
-                if kind in REDIRECTS:
-                    found = self.redirects.read(child, cwds)
-                    if found is not None:
-                        texts.append(found.text)
-                        writes = writes or found.writes
-                        if found.stdin is not NO_STDIN:
-                            stdin = found.stdin
-                        for word in found.words:
-                            words.append(word)
-                            dynamic = dynamic or word.dynamic
-                elif kind == "variable_assignment":
-                    prefix.append(self.assignment(child, cwds))
-                elif kind == "subshell" or kind == "compound_statement":
-                    grouped.append(child)  # `time (a && b)`: the group's commands stand alone
-                elif kind != "comment" and child.is_named:
-                    word = self.words.word(child, cwds)
-                    words.append(word)
-                    dynamic = dynamic or word.dynamic
-                continue
-            if source is not None and (kind == "word" or (kind == "number" and not child.child_count)):
-                # The common case inlined (see WordReader.word): a plain ASCII word is its value.
-                # (A number can hold a substitution, `16#$(cmd)`: WordReader.word scans it.)
-                start = child.start_byte
-                end = child.end_byte
-                raw = source[start:end]
-                if "\\" not in raw:
-                    words.append(plain_word(raw, start, end))
-                    continue
-            word = self.words.word(child, cwds)
-            words.append(word)
-            dynamic = dynamic or word.dynamic
-        for redirect in outer:
-            found = self.redirects.read(redirect, cwds)
-            if found is not None:
-                texts.append(found.text)
-                writes = writes or found.writes
-                if found.stdin is not NO_STDIN:
-                    stdin = found.stdin
-                words.extend(found.words)
-                dynamic = dynamic or any(w.dynamic for w in found.words)
-        if self.inherited:
-            texts += self.inherited
-        self.builder.seen = True
-        if grouped:
+        redirects = [c for c in node.children if kinds[c.kind_id] in REDIRECTS]
+        body = [c for c in node.children if kinds[c.kind_id] not in REDIRECTS]
+        names = [c for c in body if kinds[c.kind_id] == "word"]
+        texts, _ = self.compound_redirects(redirects, cwds) if redirects else ([], False)
+
+        def run(at: Cwds) -> Cwds:
             inherited = self.inherited
-            self.inherited = texts
+            self.inherited = inherited + texts
             try:
-                for group in grouped:
-                    self.stmt(group, cwds)
+                return self.sequence(body, at)
             finally:
                 self.inherited = inherited
-            if len(words) == 1 and words[0].value in ("time", "coproc", "nohup"):
-                return cwds
-        if not words:
-            if writes:  # `X=1 > f`: a bare redirect
-                self.builder.command(
-                    " ".join([*(w.shown() for w in prefix), *texts]), [], False, cwds=cwds or ()
-                )
-            return cwds
-        for word in words:
-            if "{" in word.raw:
-                words = expand_braces(words, self.builder.unknown)
-                break
-        return self.judge.judge(
-            words, cwds, prefix=prefix, redirects=texts, writes=writes, stdin=stdin, dynamic_words=dynamic
-        )
 
-    def assignment(self, node: Node, cwds: Cwds) -> Word:
-        """A `NAME=value` word before a command (`FOO=1 npm test`), its value normalised."""
-        self.nested(node, cwds)
-        raw = self.source.of(node)
-        name, eq, _ = raw.partition("=")
-        values = [c for c in node.children if c.is_named and self.kinds[c.kind_id] != "variable_name"]
-        if not eq or len(values) != 1 or "[" in name or "+" in name:
-            return Word(raw, raw, node.start_byte, node.end_byte, True, None)
-        value = self.words.word(values[0], cwds)
-        if value.dynamic:
-            return Word(raw, raw, node.start_byte, node.end_byte, True, None)
-        text = f"{name}={shown(value.value)}"
-        return Word(text, text, node.start_byte, node.end_byte, False, text)
+        if names:
+            self.shell.functions[self.source.of(names[0])] = run
+        return _union(cwds, run(cwds))
 
-    def declaration(self, node: Node, cwds: Cwds) -> None:
-        """`export X=1`, `declare -a x`, `local y`, `unset z`: recorded as commands."""
-        argv: list[str] = []
-        dynamic = False
-        for child in node.children:
-            if not child.is_named:
-                argv.append(self.kinds[child.kind_id])
-                continue
-            raw = self.source.of(child)
-            if "$" in raw or "`" in raw or "(" in raw:  # `declare x=<(cmd)` too
-                dynamic = True
-                self.nested(child, cwds)
-            argv.append(raw)
-        text = " ".join([*argv, *self.inherited])
-        self.builder.command(text, argv, dynamic, cwds=cwds or ())
+    # simple commands -------------------------------------------------------------------------

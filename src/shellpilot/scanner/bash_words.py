@@ -67,6 +67,11 @@ def _ansi_unescape(match: re.Match[str]) -> str:
     return _ANSI_SIMPLE.get(code, "\\" + code)
 
 
+def ansi_text(text: str) -> str:
+    """`text` with backslash escapes read as `$'..'` reads them (`\\n`, `\\x72`, `\\101`)."""
+    return _ANSI_ESCAPE.sub(_ansi_unescape, text) if "\\" in text else text
+
+
 class WordReader:
     """Reads tree-sitter bash word nodes of one `BashSource` into `Word`s.
 

@@ -124,6 +124,14 @@ _DOCKER = Shape(
         "cp": Shape("all", writes="docker-cp"),
     },
 )
+_GIT_PATHS = Shape(  # paths and revisions alike are read as paths (`HEAD~1` is inside)
+    values="nUSGLO",
+    long_outputs=_s("--output"),
+    long_values=_s(
+        "--format --pretty --date --since --until --author --committer --grep --max-count --skip "
+        "--diff-filter --src-prefix --dst-prefix --encoding"
+    ),
+)
 _GIT = Shape(
     "none",
     values="c",
@@ -147,9 +155,16 @@ _GIT = Shape(
         "format-patch": Shape(
             "none", output_dirs="o", long_output_dirs=_s("--output-directory"), long_outputs=_s("--output")
         ),
-        "diff": Shape("none", long_outputs=_s("--output")),
-        "log": Shape("none", long_outputs=_s("--output")),
-        "show": Shape("none", long_outputs=_s("--output")),
+        "diff": _GIT_PATHS,
+        "log": _GIT_PATHS,
+        "show": _GIT_PATHS,
+        "status": _GIT_PATHS,
+        "add": _GIT_PATHS,
+        "restore": _GIT_PATHS,
+        "checkout": _GIT_PATHS,
+        "ls-files": Shape(paths="X", long_paths=_s("--exclude-from")),
+        "blame": _GIT_PATHS,
+        "grep": Shape("skip1", values="eABCm", script="e", long_values=_s("--max-depth")),
         "worktree": Shape(
             "none", subcommands={"add": Shape(values="b", long_values=_s("--reason"), writes="directories")}
         ),
@@ -191,6 +206,7 @@ SHAPES: Mapping[str, Shape] = {
     "mkfifo": Shape(values="mZ", long_values=_s("--mode --context"), writes="operands"),
     "mknod": Shape(values="mZ", long_values=_s("--mode --context"), writes="first"),
     "dd": Shape(writes="dd"),
+    "mktemp": Shape("none", values="p", long_values=_s("--suffix --tmpdir"), writes="mktemp"),
     "sed": Shape(
         "skip1",
         values="el",
@@ -236,7 +252,9 @@ SHAPES: Mapping[str, Shape] = {
     "xz": _COMPRESS,
     "unxz": _COMPRESS,
     "zstd": Shape(outputs="o", values="T", writes="compress"),
-    # files read
+    # files read (`cd` too when a wrapper runs a program of that name: `env cd x`)
+    "cd": _ALL,
+    "pushd": _ALL,
     "cat": _ALL,
     "tac": _ALL,
     "nl": Shape(values="bdfhilnsvw"),

@@ -17,7 +17,17 @@ from shellpilot.scanner.symlinks import Physical, Unresolvable
 from shellpilot.scanner.words import Word
 
 CD_COMMANDS = frozenset({"cd", "chdir", "pushd", "popd"})
-DEV_SINKS = ("/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero")
+DEV_SINKS = (
+    "/dev/null",
+    "/dev/stdin",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/tty",
+    "/dev/zero",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/full",
+)
 _GLOB = "*?[{"
 
 
@@ -144,18 +154,14 @@ class PathResolver:
                 plain
                 and plain[0] not in "/~"
                 and ".." not in plain
-                and ".?" not in plain
-                and ".*" not in plain
                 and "[" not in plain
+                and "*" not in plain
+                and "?" not in plain
+                and "{" not in plain
                 and self.inside(cwds[0])
             ):
-                cut = len(plain)
-                for ch in _GLOB:
-                    pos = plain.find(ch)
-                    if 0 <= pos < cut:
-                        cut = pos
                 cwd = cwds[0]
-                self._escaped((cwd + "/" if cwd != "/" else "/") + plain[:cut].rstrip("/"), None, what)
+                self._escaped((cwd + "/" if cwd != "/" else "/") + plain.rstrip("/"), None, what)
                 return
         text = self.expand(word, cwds[0] if cwds else None)
         if text is None:
@@ -181,6 +187,8 @@ class PathResolver:
         if globbed:
             if _climbs(text, cut):
                 self.sink.unknown(f"glob {word.raw} in {what} may match '..' and climb out")
+            if not word.dynamic:
+                self._matches(text, cwds, what)
             text = text[:cut]
         if os.path.isabs(text):
             self._report(os.path.normpath(text), globbed, text, text, what)
@@ -262,6 +270,29 @@ class PathResolver:
                     wrote(place)
                     if not self.inside(place):
                         self._outside_dir(place, False, text)
+
+    def _matches(self, pattern: str, cwds: tuple[str, ...] | None, what: str) -> None:
+        """A glob inside the project may match a symlink that leads out of it (`ls -d */`
+        with `docs -> /outside`): each match (at most 256) is judged where it lands."""
+        import glob
+
+        bases = [""] if os.path.isabs(pattern) else list(cwds or ())
+        for base in bases:
+            full = os.path.join(base, pattern)
+            if not self.inside(
+                os.path.normpath(full.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0] or "/")
+            ):
+                continue
+            try:
+                for count, match in enumerate(glob.iglob(full)):
+                    if count >= 256:
+                        self.sink.unknown(f"glob {pattern} in {what} matches too many files to follow")
+                        break
+                    path = os.path.normpath(match)
+                    if self.inside(path):
+                        self._escaped(path, None, what)
+            except (OSError, ValueError):
+                continue
 
     def _escaped(self, path: str, joined: str | None, what: str) -> str | None:
         """Where `path` (inside the project) really is when a symlink takes it out, its

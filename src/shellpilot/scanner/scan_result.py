@@ -70,7 +70,7 @@ class Scan:
     of compilers, downloaders and archivers; globs kept as written), or `*` for a write
     whose place is not known statically (`> $X`, `xargs rm`, find's `{}`).
     `unknown`: something could not be analysed statically (`reasons` say what); the
-    caller must then ask about the whole command text.
+    caller must then ask about the whole command text; its `writes` then hold `*`.
     """
 
     patterns: tuple[str, ...]
@@ -140,6 +140,12 @@ class ScanBuilder:
             self._always[prefix_text + " " + always] = None
         self.commands.append(ScannedCommand(text, tuple(argv), always, dynamic, wrappers, cwds or ()))
 
+    def pattern(self, text: str) -> None:
+        """Record one more pattern of a command already recorded (a reading of what an
+        unknown command name may turn out to be, for deny rules to match)."""
+        if text:
+            self._patterns[text] = None
+
     def rescan(self, text: str) -> bool:
         """Whether nested command `text` may be scanned: spends its length from the budget;
         when it is spent, records why (once) and returns False (see RESCAN_FACTOR)."""
@@ -170,8 +176,11 @@ class ScanBuilder:
         self._reasons[reason] = None
 
     def build(self) -> Scan:
-        """The frozen result."""
+        """The frozen result. An `unknown` scan also writes `*`: what it cannot see may
+        write anywhere (so an agent that may not edit never runs it)."""
         reasons = tuple(self._reasons)
+        if reasons:
+            self._writes["*"] = None
         return Scan(
             tuple(self._patterns),
             tuple(self._always),

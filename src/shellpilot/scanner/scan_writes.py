@@ -8,6 +8,7 @@ words into absolute paths), parsing or permission rules.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -129,7 +130,24 @@ def _sed(p: Parsed) -> list[Target]:
     out = [t for w in scripts for t in sed_script_writes(w)]
     if not ({"i", "--in-place"} & p.seen or any(k == "i" for k, _ in p.given)):
         return out
-    return out + [Target(w) for w in (operands if scripted else operands[1:])]
+    files = operands if scripted else operands[1:]
+    out += [Target(w) for w in files]
+    suffix = p.values.get("i") or p.values.get("--in-place")
+    if suffix is not None and suffix.value:  # `-i.bak`: a backup of each file too
+        out += [Target(_backup(w, suffix)) for w in files]
+    return out
+
+
+def _backup(word: Word, suffix: Word) -> Word:
+    """The backup sed -i SUFFIX keeps of `word` (`*` in SUFFIX stands for the file name)."""
+    if word.dynamic or suffix.dynamic:
+        return Word.unknowable(word.raw)
+    value = suffix.value
+    if "*" in value:
+        head, _, base = word.value.rpartition("/")
+        name = value.replace("*", base)
+        return Word.literal(name if "/" in name else (head + "/" if head else "") + name)
+    return Word.literal(word.value + value, word.start, word.end, word.raw)
 
 
 def _perl(p: Parsed) -> list[Target]:
@@ -197,6 +215,25 @@ def _git_clone(p: Parsed) -> list[Target]:
     if len(p.operands) >= 2:
         return [Target(p.operands[1])]
     return [_inside(_CWD)]
+
+
+def _mktemp(p: Parsed) -> list[Target]:
+    """mktemp makes a file (or `-d` a directory) from its template's `X`s: in the template's
+    directory, or with `-p DIR`/`--tmpdir`/`-t` (or no template) in $TMPDIR."""
+    if "u" in p.seen or "--dry-run" in p.seen:
+        return []
+    template = p.operands[0] if p.operands else Word.literal("tmp.XXXXXXXXXX")
+    if template.dynamic:
+        return [Target(template)]
+    name = template.value
+    stem = name.rstrip("X")
+    pattern = (stem + "*") if len(stem) < len(name) else name + "*"
+    folder = p.values.get("p") or p.values.get("--tmpdir")
+    if folder is None and ("t" in p.seen or "--tmpdir" in p.seen or not p.operands) and "/" not in name:
+        folder = Word.literal(os.environ.get("TMPDIR") or "/tmp")
+    if folder is not None and "/" not in name:
+        return [Target(folder, (pattern,), directory=True)]
+    return [Target(Word.literal(pattern, template.start, template.end, template.raw))]
 
 
 def _directories(p: Parsed) -> list[Target]:
@@ -335,6 +372,7 @@ RULES: dict[str, Rule] = {
     "git-init": _git_init,
     "git-clone": _git_clone,
     "directories": _directories,
+    "mktemp": _mktemp,
     "uv-venv": _uv_venv,
     "cwd": _cwd,
     "formatter": _formatter,

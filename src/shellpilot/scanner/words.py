@@ -65,6 +65,35 @@ def shown(value: str) -> str:
     return "'" + value.replace("'", "'\"'\"'") + "'"
 
 
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|\\.", re.S)
+_EXPANSION = re.compile(r"\$\{(\w+)(:?[-=+?])([^}]*)\}|\$\{?(\w+|[@*#?$!-])\}?")
+
+
+def unquoted_glob(word: Word) -> bool:
+    """Whether `word` holds a glob character bash expands (`*`, `?`, `[..]` outside quotes)."""
+    raw = word.raw
+    if "*" not in raw and "?" not in raw and "[" not in raw:
+        return False
+    bare = _QUOTED.sub("", raw) if ("'" in raw or '"' in raw or "\\" in raw) else raw
+    return "*" in bare or "?" in bare or ("[" in bare and "]" in bare[bare.index("[") :])
+
+
+def guess(raw: str) -> str:
+    """What a dynamic text most likely reads as, for matching deny rules only: `${X:-rm}`
+    -> `rm`, `${X:+y}` -> ``, `$IFS` -> a space, any other `$X` -> `` (quotes kept)."""
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(4)
+        if name == "IFS":
+            return " "
+        op = match.group(2)
+        if op is not None and op[-1] in "-=":
+            return match.group(3)
+        return ""
+
+    return _EXPANSION.sub(one, raw)
+
+
 def plain_word(text: str, start: int, end: int) -> Word:
     """`Word(text, text, start, end, False, text)`: a literal word written as it reads."""
     return Word(text, text, start, end, False, text)
