@@ -93,6 +93,22 @@ def test_a_wrapped_program_must_be_predicted_but_internal_helpers_need_not(oracl
     assert tar.findings == ()
 
 
+def test_a_program_an_argument_names_must_be_predicted(oracle: Oracle) -> None:
+    """awk's system(), sed's e, ProxyCommand...: a shell running text from the command line."""
+    awk = _judge(oracle, "awk 'BEGIN{system(\"rm victim\")}'", _scan(oracle, ["awk"], writes=("victim",)))
+    assert {d.split(" ")[0] for k, d in _kinds(awk) if k == "exec"} == {"sh", "rm"}
+    # an interpreter's inline code is its own: what it runs is the sandbox's to stop
+    python = _judge(oracle, "python3 -c 'import os; os.system(\"rm victim\")'", _scan(oracle, ["python3"]))
+    assert python.findings == ()
+
+
+def test_a_project_file_named_like_a_read_only_command_is_not_read_only(oracle: Oracle) -> None:
+    fake = _judge(
+        oracle, "cp script.sh ls && PATH=.:$PATH ls", _scan(oracle, ["cp"], ["ls"], writes=("ls",)), ()
+    )
+    assert [k for k, _ in _kinds(fake)] == ["silent"]
+
+
 def test_an_unpredicted_write_is_a_write_finding(oracle: Oracle) -> None:
     project = oracle.fixture.project
     found = _judge(oracle, "echo x > out.txt", _scan(oracle, ["echo", "x"]))

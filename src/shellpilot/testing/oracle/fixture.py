@@ -5,7 +5,7 @@ sandboxes or traces (sandbox.py, trace.py) or the scanner.
 
 Layout under a root directory ``R`` (an absolute, fresh directory; tests use ``tmp_path``)::
 
-    R/proj       the project: a git repository with files, plus
+    R/proj       the project: a git repository with files (script.sh, tools/ls), plus
                  sub/        a nested repository whose config sets core.fsmonitor
                  mod/        a submodule: ``mod/.git`` is a gitfile to .git/modules/mod,
                              whose config sets core.fsmonitor
@@ -54,6 +54,8 @@ _PROJECT_FILES: dict[str, str] = {
     "build/.keep": "",
 }
 _SCRIPT = "#!/bin/sh\necho script\n"
+_FAKE_LS = "#!/bin/sh\necho not ls\n"
+"""tools/ls: a project program named like a read-only command (``PATH=tools:$PATH ls``)."""
 _HOME_FILES: dict[str, str] = {
     ".ssh/id_rsa": "-----BEGIN FAKE KEY-----\n",
     ".ssh/config": "Host *\n  User demo\n",
@@ -179,9 +181,11 @@ class Fixture:
         _write_tree(self.home, _HOME_FILES)
         _write_tree(self.outside_src, _OUTSIDE_FILES)
         _write_tree(self.project, _PROJECT_FILES)
-        script = self.project / "script.sh"
-        script.write_text(_SCRIPT, encoding="utf-8")
-        script.chmod(0o755)
+        for rel, text in (("script.sh", _SCRIPT), ("tools/ls", _FAKE_LS)):
+            script = self.project / rel
+            script.parent.mkdir(exist_ok=True)
+            script.write_text(text, encoding="utf-8")
+            script.chmod(0o755)
         self._git_tree()
         for name, below in _OUTSIDE_LINKS.items():
             (self.project / name).symlink_to(self.outside_src / below if below else self.outside_src)

@@ -215,8 +215,8 @@ class Judge:
             name = program_name(program)
             if roles.is_checked(program) and not found.unknown and name not in predicted:
                 missed.setdefault(name, program)
-            if name not in READ_ONLY_PROGRAMS:
-                behaviour_ok = False
+            if name not in READ_ONLY_PROGRAMS or not program.path.startswith(("/usr/", "/bin/", "/sbin/")):
+                behaviour_ok = False  # (a project file named `ls` is not ls)
         for name, program in missed.items():
             findings[Finding("exec", f"{name} ({self.short(_argv_text(program))})")] = None
         writes = self._written(run, roles, command, cwds)

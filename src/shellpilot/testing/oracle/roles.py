@@ -15,6 +15,7 @@ but not watched: they run code the command line does not show.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from shellpilot.testing.oracle.trace import Program
@@ -111,9 +112,20 @@ def _opaque(program: Program) -> bool:
 
 
 def _named_by(program: Program, via: Program) -> bool:
-    """``via`` names ``program`` in its own arguments (a wrapper: ``timeout 5 rm``)."""
-    names = {program.name, program.argv[0] if program.argv else ""}
-    return any(os.path.basename(arg) in names for arg in via.argv[1:] if arg)
+    """``via`` names ``program`` in its own arguments: as an argument (a wrapper:
+    ``timeout 5 rm``), as a word inside one (``awk 'BEGIN{system("rm x")}'``,
+    ``git -c core.pager='less -R'``), or, for a shell, its ``-c`` text is inside one
+    (``find -exec sh -c 'rm x' ;``, ``ssh -o ProxyCommand='rm x'``)."""
+    args = [arg for arg in via.argv[1:] if arg]
+    names = {n for n in (program.name, program.argv[0] if program.argv else "") if n}
+    if any(os.path.basename(arg) in names for arg in args):
+        return True
+    if program.name in SHELLS and "-c" in program.argv[1:-1]:
+        text = program.argv[program.argv.index("-c") + 1].strip().removeprefix("exec ")
+        if text and any(text in arg for arg in args):
+            return True
+    words = [re.compile(r"(?<![\w./-])" + re.escape(os.path.basename(n)) + r"(?![\w./-])") for n in names]
+    return any(word.search(arg) for word in words for arg in args if len(arg) > 2)
 
 
 __all__ = ["OPAQUE", "SHELLS", "Roles", "program_name"]
