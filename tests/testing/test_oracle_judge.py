@@ -71,7 +71,18 @@ def test_no_network_and_a_timeout(oracle: Oracle) -> None:
     assert run.status != 0  # not even loopback: the sandbox has its own network namespace
     with Sandbox(oracle.fixture, timeout_s=1) as quick:
         slow = quick.run("sleep 30")
-    assert slow.timed_out and slow.status is None
+        # a deadlock in a new session outlives strace unless the sandbox hunts it down
+        stuck = quick.run("flock /outside/l setsid flock /outside/l sleep 31.5 & sleep 0.2")
+    assert slow.timed_out and slow.status is None and stuck.timed_out
+    left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and b"31.5" in _cmdline(p)]
+    assert left == []
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def test_an_unpredicted_program_is_an_exec_finding(oracle: Oracle) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import stat
@@ -166,29 +167,35 @@ class Sandbox:
         try:
             self.fixture.copy_to(run_dir)
             argv = self.command_line(command, run_dir)
+            log = run_dir / "trace.log"
             timed_out = False
-            with subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            ) as proc:
+            # stderr to a file, not a pipe: a straggler holding a pipe would block the read
+            with (
+                (run_dir / "stderr").open("wb") as err,
+                subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=err,
+                    start_new_session=True,
+                ) as proc,
+            ):
+                started = _start_ticks(proc.pid)
                 try:
-                    _, err = proc.communicate(timeout=self.timeout_s)
+                    proc.wait(timeout=self.timeout_s)
                 except subprocess.TimeoutExpired:
                     timed_out = True
                     _kill_group(proc.pid)
-                    _, err = proc.communicate()
+                    proc.wait()
+                    _kill_stragglers(log, started)
                 status = None if timed_out else proc.returncode
-            log = run_dir / "trace.log"
             with log.open("rb") as fh:
                 raw = fh.read(_MAX_LOG + 1)
             text = raw[:_MAX_LOG].decode("utf-8", "surrogateescape")
             trace = parse(text, str(self.fixture.project), ["bash", "-c", command])
             trace.truncated = len(raw) > _MAX_LOG
             if trace.root is None:
-                message = err.decode("utf-8", "replace").strip()[-2000:]
+                message = (run_dir / "stderr").read_text("utf-8", "replace").strip()[-2000:]
                 raise OracleError(f"the oracle sandbox did not start bash: {message or 'no error output'}")
             return Run(command, trace, tuple(self._changed(run_dir)), timed_out, status)
         finally:
@@ -214,6 +221,36 @@ def _kill_group(pid: int) -> None:
     """SIGKILL the run's process group (strace started it in its own session)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
+
+
+_PIDS = re.compile(rb"^(\d+) |= (\d+)$", re.M)
+
+
+def _start_ticks(pid: int) -> int:
+    """A process's start time (clock ticks after boot), 0 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _kill_stragglers(log: Path, since: int) -> None:
+    """SIGKILL every process of a killed run that still lives: the pids the trace shows
+    (its lines and clone results), if they started after the run did (a pid since reused
+    by another program is left alone). A program that left strace's session (``setsid``)
+    and blocks (``flock``) would otherwise outlive the run."""
+    try:
+        data = log.read_bytes()[-_MAX_LOG:]
+    except OSError:
+        return
+    pids = {int(a or b) for a, b in _PIDS.findall(data)}
+    for pid in pids:
+        ticks = _start_ticks(pid)
+        if since and ticks >= since:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def _remove(path: Path) -> None:
