@@ -133,6 +133,12 @@ _CLASSES: list[tuple[str, str]] = [
     ),
     ("git-alias", "git aliases (-c alias.x='!..', git config alias.x) run commands"),
     ("unknown-writes", "an unknown scan does not say its writes are unknown (`*` in writes)"),
+    (
+        "argument-command",
+        'a program runs a command given in its arguments (awk system() or print | "cmd", sed s///e or '
+        "e cmd, ssh -o ProxyCommand, vim -c '!cmd', tar --use-compress-program, script -c): analyse the "
+        "command or make the scan unknown",
+    ),
     ("indirect", "alias, hash -p or a function runs a command the scan does not name"),
     (
         "shell-text",
@@ -173,6 +179,9 @@ _CLASSES: list[tuple[str, str]] = [
     ),
     ("other", "other"),
 ]
+_ARGUMENT_COMMAND = re.compile(
+    r"system\(|\| *\"|/e'|'\d*e |ProxyCommand|-c '!|--use-compress-program|--to-command|script .*-q?c|-TT "
+)
 _SHELL_TEXT = re.compile(r"source |(^|[;&|(\s])\. |<\(|\| *(ba)?sh\b|(ba)?sh\s*<<|eval ")
 _NAME_FORM = re.compile(r"(^|[;&|(\s])(/usr)?/bin/\S*[?\[]|\{\w+,\w*\}|\$\{?X|\$\{?IFS")
 
@@ -186,6 +195,8 @@ def classify(judgement: Judgement, finding: Finding) -> str:
         return "git-alias"
     if kind == "write" and judgement.unknown:
         return "unknown-writes"
+    if _ARGUMENT_COMMAND.search(command):
+        return "argument-command"
     if re.search(r"alias |hash -p|zz\(\)", command):
         return "indirect"
     if _SHELL_TEXT.search(command):
