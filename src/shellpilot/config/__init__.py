@@ -13,6 +13,7 @@ from shellpilot.config.model import (
     McpLocalConfig,
     McpRemoteConfig,
     ProviderConfig,
+    SandboxConfig,
     ShellConfig,
     ToolOutputConfig,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "McpLocalConfig",
     "McpRemoteConfig",
     "ProviderConfig",
+    "SandboxConfig",
     "ShellConfig",
     "ToolOutputConfig",
     "load_config",

@@ -207,7 +207,7 @@ def load_config(
                 assert project is not None
                 trusted = listed_as_trusted(project, merged.get("trusted_projects"))
             if not trusted:
-                data, dropped = strip_untrusted(data)
+                data, dropped = strip_untrusted(data, merged)
                 ignored += [f"{key} ({file})" for key in dropped]
         merged = _deep_merge(merged, data)
     if inline:

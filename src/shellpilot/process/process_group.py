@@ -11,6 +11,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -97,39 +98,63 @@ def is_alive(pid: int) -> bool:
 
 
 def signal_group(leader: int, members: list[int], sig: signal.Signals) -> None:
-    """Send ``sig`` to the process group ``leader`` and to each of ``members`` (those that
-    left the group but stayed in the session); vanished processes are ignored."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(leader, sig)
+    """Send ``sig`` to the process group ``leader`` (none when ``leader`` is -1) and to each
+    of ``members`` (those that left the group); vanished processes are ignored."""
+    if leader > 0:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(leader, sig)
     for pid in members:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
 
 
-async def _wait_gone(leader: int, seconds: float) -> list[int]:
+async def _wait_gone(leader: int, seconds: float, also: Callable[[], Iterable[int]] | None) -> list[int]:
     deadline = time.monotonic() + seconds
     while True:
-        alive = group_members(leader)
+        alive = _targets(leader, also)
         if not alive or time.monotonic() >= deadline:
             return alive
         await asyncio.sleep(_POLL_S)
 
 
-async def terminate_group(leader: int, grace_s: float) -> list[int]:
+def _targets(leader: int, also: Callable[[], Iterable[int]] | None) -> list[int]:
+    found = set(group_members(leader))
+    if also is not None:
+        found.update(pid for pid in also() if is_alive(pid))
+    return sorted(found)
+
+
+async def terminate_group(
+    leader: int,
+    grace_s: float,
+    *,
+    also: Callable[[], Iterable[int]] | None = None,
+    spare_leader: bool = False,
+) -> list[int]:
     """SIGTERM (and SIGCONT, so stopped ones can act on it) to the group and session of
-    ``leader``; SIGKILL to whatever is still alive after ``grace_s`` seconds, checked by
+    ``leader`` and to the pids ``also()`` returns (processes that escaped both, asked again
+    at every step); SIGKILL to whatever is still alive after ``grace_s`` seconds, checked by
     real liveness (/proc), not by "a signal was sent". Grandchildren are included.
 
+    ``spare_leader``: the leader gets no SIGTERM, only the SIGKILL if it outlives the grace
+    (bubblewrap as leader would die of SIGTERM at once and take its namespace down with
+    SIGKILL, leaving the command no time to clean up; it exits by itself when they do).
+
     Returns the pids still alive at the end (normally []; a process that left the
-    session with setsid cannot be found). (seed: shell tool, kill with forceKillAfter 3 s.)
+    session with setsid and is not named by ``also`` cannot be found).
+    (seed: shell tool, kill with forceKillAfter 3 s.)
     """
-    alive = group_members(leader)
+    alive = _targets(leader, also)
     if not alive:
         return []
-    signal_group(leader, alive, signal.SIGTERM)
-    signal_group(leader, alive, signal.SIGCONT)
-    alive = await _wait_gone(leader, grace_s)
+    if spare_leader:
+        for sig in (signal.SIGTERM, signal.SIGCONT):
+            signal_group(-1, [pid for pid in alive if pid != leader], sig)
+    else:
+        signal_group(leader, alive, signal.SIGTERM)
+        signal_group(leader, alive, signal.SIGCONT)
+    alive = await _wait_gone(leader, grace_s, also)
     if not alive:
         return []
     signal_group(leader, alive, signal.SIGKILL)
-    return await _wait_gone(leader, _KILL_WAIT_S)
+    return await _wait_gone(leader, _KILL_WAIT_S, also)
