@@ -57,7 +57,7 @@ def _allowed(source: str, target: str) -> bool:
     if src in ("scanner", "process"):
         return dst in FOUNDATION
     if src == "permission":
-        return dst in FOUNDATION or target == "shellpilot.tool.base"
+        return dst in FOUNDATION
     if src == "provider":
         return dst in FOUNDATION
     if src == "storage":

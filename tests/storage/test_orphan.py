@@ -10,8 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.process.process_group import group_members, process_record
+from shellpilot.process.process_group import ProcessRecord, group_members
 from shellpilot.storage.orphan import stop_orphan
+
+
+def _record(pid: int) -> dict[str, object] | None:
+    record = ProcessRecord.of(pid)
+    return record.to_dict() if record is not None else None
 
 
 def _alive(pid: int) -> bool:
@@ -41,7 +46,7 @@ def _wait_members(pgid: int, count: int) -> None:
 
 def test_stop_orphan_kills_the_recorded_group(group: subprocess.Popen[bytes]) -> None:
     _wait_members(group.pid, 3)
-    record = process_record(group.pid)
+    record = _record(group.pid)
     assert record is not None and record["pgid"] == group.pid and record["start"]
     assert stop_orphan(record) is True
     group.wait(10)
@@ -49,7 +54,7 @@ def test_stop_orphan_kills_the_recorded_group(group: subprocess.Popen[bytes]) ->
 
 
 def test_a_reused_pid_is_left_alone(group: subprocess.Popen[bytes]) -> None:
-    record = process_record(group.pid)
+    record = _record(group.pid)
     assert record is not None
     stale = {**record, "start": str(int(record["start"]) - 1)}  # another process, same pid
     assert stop_orphan(stale) is False
@@ -58,7 +63,7 @@ def test_a_reused_pid_is_left_alone(group: subprocess.Popen[bytes]) -> None:
 
 def test_gone_and_malformed_records_are_ignored() -> None:
     proc = subprocess.Popen(["true"], start_new_session=True)
-    record = process_record(proc.pid)
+    record = _record(proc.pid)
     proc.wait(10)
     assert stop_orphan(record) is False
     for bad in (None, {}, {"pid": "1"}, {"pid": 1, "pgid": 1, "start": "1"}, {"pid": os.getpid()}):

@@ -229,14 +229,14 @@ def test_store_uses_wal_and_counts_writes(store: SessionStore) -> None:
 
 
 def test_open_stops_the_command_a_dead_process_left_running(tmp_path: Path) -> None:
-    from shellpilot.process.process_group import process_record
+    from shellpilot.process.process_group import ProcessRecord
 
     path = tmp_path / "s.db"
     orphan = subprocess.Popen(["sleep", "30"], start_new_session=True)
     try:
         with SessionStore(path) as store:
             _, _, part = _conversation(store)
-            record = process_record(orphan.pid)
+            record = (ProcessRecord.of(orphan.pid) or ProcessRecord(0, 0, "")).to_dict()
             running = ToolRunning(input={"command": "sleep 30"}, metadata={"process": record})
             store.put_part(part.model_copy(update={"state": running}))
         db = sqlite3.connect(path)

@@ -11,7 +11,8 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,13 +45,54 @@ def start_time(pid: int) -> str:
     return fields[19] if len(fields) > 19 else ""
 
 
-def process_record(pid: int) -> dict[str, Any] | None:
-    """``{"pid", "pgid", "start"}`` for a command's shell (started in its own session, so
-    its pid is its process group); ``start`` is ``start_time(pid)``. A running tool part
-    keeps it in ``metadata["process"]`` so that recovery after a crash
-    (``storage.orphan.stop_orphan``) can stop the command. None when ``/proc`` cannot say."""
-    start = start_time(pid)
-    return {"pid": pid, "pgid": pid, "start": start} if start else None
+@dataclass(frozen=True)
+class ProcessRecord:
+    """Which process a running command is, so that recovery after a crash can stop it.
+
+    ``pid``: the command's shell (started in its own session, so its pid is also its
+    process group ``pgid``); ``start``: ``start_time(pid)``, which tells that process from
+    a later one reusing the pid. A running tool part keeps ``to_dict()`` in
+    ``metadata["process"]``; start-up recovery reads it back with ``from_dict``.
+    """
+
+    pid: int
+    pgid: int
+    start: str
+
+    @classmethod
+    def of(cls, pid: int) -> ProcessRecord | None:
+        """The record of a command's shell just started; None when ``/proc`` cannot say."""
+        start = start_time(pid)
+        return cls(pid, pid, start) if start else None
+
+    @classmethod
+    def from_dict(cls, value: object) -> ProcessRecord | None:
+        """A stored ``{"pid", "pgid", "start"}`` back as a record; None when malformed
+        (missing or mistyped fields, a pid or group <= 1, an empty start time)."""
+        if not isinstance(value, Mapping):
+            return None
+        pid, pgid, start = value.get("pid"), value.get("pgid", value.get("pid")), value.get("start")
+        if not (isinstance(pid, int) and isinstance(pgid, int) and isinstance(start, str)):
+            return None
+        if isinstance(pid, bool) or isinstance(pgid, bool) or pid <= 1 or pgid <= 1 or not start:
+            return None
+        return cls(pid, pgid, start)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"pid", "pgid", "start"}`` (JSON-ready, for the part's metadata)."""
+        return {"pid": self.pid, "pgid": self.pgid, "start": self.start}
+
+    def still_running(self) -> bool:
+        """Whether the recorded shell is alive and is still that same process."""
+        return is_alive(self.pid) and start_time(self.pid) == self.start
+
+    async def stop(self, grace_s: float) -> bool:
+        """Stop what is left of the recorded command (``terminate_group``) if its shell is
+        still that same process; True when something was signalled."""
+        if not self.still_running():
+            return False
+        await terminate_group(self.pgid, grace_s, present=[self.pid])
+        return True
 
 
 def group_members(leader: int, *, quick: bool = False) -> list[int]:
@@ -128,6 +170,7 @@ async def terminate_group(
     leader: int,
     grace_s: float,
     *,
+    present: list[int] | None = None,
     also: Callable[[], Iterable[int]] | None = None,
     spare_leader: bool = False,
 ) -> list[int]:
@@ -135,6 +178,8 @@ async def terminate_group(
     ``leader`` and to the pids ``also()`` returns (processes that escaped both, asked again
     at every step); SIGKILL to whatever is still alive after ``grace_s`` seconds, checked by
     real liveness (/proc), not by "a signal was sent". Grandchildren are included.
+    ``present``: pids known to be alive, signalled even when /proc lists no member.
+    The one TERM -> KILL sequence: the runner's kill path and crash recovery both use it.
 
     ``spare_leader``: the leader gets no SIGTERM, only the SIGKILL if it outlives the grace
     (bubblewrap as leader would die of SIGTERM at once and take its namespace down with
@@ -144,7 +189,7 @@ async def terminate_group(
     session with setsid and is not named by ``also`` cannot be found).
     (seed: shell tool, kill with forceKillAfter 3 s.)
     """
-    alive = _targets(leader, also)
+    alive = _targets(leader, also) or list(present or [])
     if not alive:
         return []
     if spare_leader:

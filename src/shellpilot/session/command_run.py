@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from shellpilot.paths import tool_output_dir
 from shellpilot.session.history import render_file
 from shellpilot.session.models import AgentPart, FilePart, OutputFormat, Part, SubtaskPart, TextPart
 from shellpilot.session.request import read_attachment
@@ -74,6 +75,7 @@ async def run_command(
         project_dir=loop.project_dir,
         ask=loop.asker(session_id, caller),
         config=loop.config,
+        output_dir=tool_output_dir(loop.data_dir),
         agents={a.name: a.mode for a in loop.agents.agents()},
         default_agent=caller.name,
     )

@@ -1,30 +1,35 @@
-"""The ``bash`` tool: a model's shell command, joined parse -> scan -> ask -> run.
+"""The ``bash`` tool and ``run_gated``: the one place a command joins gate -> run.
 
-Owns: parameters, description rendering, workdir resolution and the order of the asks.
-Must not touch: how commands are scanned, judged or run (scanner/scan, permission, process/runner).
+Owns: parameters, description rendering, workdir resolution, running what the gate allowed.
+Must not touch: how commands are scanned, asked or judged (tool/gate.py) or run (process/runner).
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import platform
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from shellpilot.config.model import Config
 from shellpilot.errors import WorkdirNotFound
 from shellpilot.ids import ascending
-from shellpilot.paths import tool_output_dir
+from shellpilot.paths import data_dir, sandbox_tmp_dir, tool_output_dir
 from shellpilot.process.detect import ShellChoice, detect_shell
 from shellpilot.process.output import OutputLimits
-from shellpilot.process.process_group import process_record
-from shellpilot.process.runner import resolve_timeout, run
+from shellpilot.process.process_group import ProcessRecord
+from shellpilot.process.runner import ShellResult, resolve_timeout, run
 from shellpilot.tool.base import ToolContext, ToolResult
+from shellpilot.tool.gate import NETWORK, GateVerdict, escalate, gate
+
+if TYPE_CHECKING:
+    from shellpilot.process.sandbox import SandboxProfile
 
 EnvHook = Callable[[str, str, Path], Mapping[str, str] | Awaitable[Mapping[str, str]]]
 """``shell.env`` hook: ``(session_id, call_id, cwd) -> extra variables`` (sync or async)."""
@@ -53,6 +58,13 @@ class ShellParams(BaseModel):
             "Clear, concise description of what this command does in 5-10 words, e.g. "
             "'Lists files in current directory', 'Shows working tree status'"
         )
+    )
+    sandbox_allow: list[str] | None = Field(
+        None,
+        description=(
+            'Only after the sandbox blocked this command: the paths it must write, or "network", '
+            "exactly as the sandbox note suggested. The user is asked to approve them."
+        ),
     )
 
 
@@ -103,28 +115,96 @@ def render_description(config: Config, choice: ShellChoice, output_dir: Path) ->
     return re.sub(r"\{\{(\w+)\}\}", lambda m: values[m.group(1)], template).strip()
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or path.is_relative_to(folder)
+ESCALATION_HINT = 'call bash again with the same command and "sandbox_allow": {request} (the user is asked)'
+"""How a model asks for more, named in a sandbox denial note (``{request}``: a JSON list)."""
 
 
-def _dir_glob(directory: str) -> str:
-    return directory if directory.endswith("*") else directory.rstrip("/") + "/*"
+def sandbox_profile(
+    verdict: GateVerdict,
+    config: Config,
+    *,
+    output_dir: Path,
+    tmp_dir: Path | None = None,
+    hint: str = "",
+) -> SandboxProfile | None:
+    """The sandbox ``verdict`` runs in under config ``sandbox`` (None: unsandboxed).
+
+    ``mode`` ``auto`` takes the verdict's own choice (``GateVerdict.sandbox``); ``read-only``
+    and ``workspace-write`` apply to every model and block command, except that an agent
+    that may not edit always stays read-only; ``off`` (or the user's own shell) runs none.
+    Read-only keeps the project and ``output_dir`` visible; workspace-write makes them
+    writable with ``tmp_dir`` (the session's temp dir, None: a fresh one) at ``/tmp``.
+    ``verdict.grants`` widen the result (paths writable, ``network``).
+    """
+    from shellpilot.process.sandbox import read_only_profile, widened, workspace_profile
+
+    settings = config.sandbox
+    kind = verdict.sandbox
+    if kind == "off" or settings.mode == "off":
+        return None
+    if settings.mode == "read-only" or verdict.agent_read_only:
+        kind = "read-only"
+    elif settings.mode == "workspace-write":
+        kind = "workspace-write"
+    project = verdict.plan.project_dir
+    if kind == "read-only":
+        profile = read_only_profile(project, readable=(output_dir,), required=settings.required, hint=hint)
+    else:
+        profile = workspace_profile(
+            project, output_dir=output_dir, tmp_dir=tmp_dir, settings=settings, hint=hint
+        )
+    network = NETWORK in verdict.grants
+    paths = [Path(g) for g in verdict.grants if g != NETWORK]
+    return widened(profile, paths, network=network) if paths or network else profile
 
 
-def edit_patterns(writes: list[str], project_dir: Path) -> list[str]:
-    """The ``edit`` patterns for a scan's ``writes``: relative to the project when inside
-    it (``.`` for the project itself), absolute when outside, ``*`` kept (unknown place)."""
-    project = str(project_dir)
-    prefix = project.rstrip("/") + "/"
-    out: dict[str, None] = {}
-    for path in writes:
-        if path == project:
-            out["."] = None
-        elif path.startswith(prefix):
-            out[path[len(prefix) :]] = None
-        else:
-            out[path] = None
-    return list(out)
+async def run_gated(
+    verdict: GateVerdict,
+    *,
+    shell: ShellChoice | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout_ms: int | None = None,
+    no_timeout: bool = False,
+    abort: asyncio.Event | None = None,
+    on_output: Callable[[str], None] | None = None,
+    on_data: Callable[[bytes], None] | None = None,
+    on_spawn: Callable[[int], None] | None = None,
+    limits: OutputLimits | None = None,
+    output_dir: Path | None = None,
+    call_id: str | None = None,
+    config: Config | None = None,
+    sandbox_tmp: Path | None = None,
+    sandbox_hint: str = "",
+) -> ShellResult:
+    """Run a command the gate let through (``tool.gate.gate``), in its plan's cwd, inside
+    the sandbox its verdict earned (``sandbox_profile``; ``sandbox_tmp``: the session's temp
+    dir; ``sandbox_hint``: how the caller may ask for more): the one join of gate -> run
+    that the bash tool, shell blocks and the user's shell share.
+
+    The options are ``process.runner.run``'s (``shell`` None: the configured or detected
+    shell); raises what it raises (InvalidTimeout, SandboxUnavailable, WorkdirNotFound,
+    ShellNotFound, ToolError).
+    """
+    cfg = config if config is not None else Config()
+    folder = output_dir if output_dir is not None else tool_output_dir(data_dir())
+    profile = sandbox_profile(verdict, cfg, output_dir=folder, tmp_dir=sandbox_tmp, hint=sandbox_hint)
+    return await run(
+        verdict.plan.command,
+        cwd=verdict.plan.cwd,
+        shell=shell,
+        env=env,
+        timeout_ms=timeout_ms,
+        no_timeout=no_timeout,
+        abort=abort,
+        on_output=on_output,
+        on_data=on_data,
+        on_spawn=on_spawn,
+        limits=limits,
+        output_dir=output_dir,
+        call_id=call_id,
+        config=config,
+        sandbox=profile,
+    )
 
 
 class ShellTool:
@@ -140,6 +220,7 @@ class ShellTool:
 
     def __init__(self, config: Config, data_dir: Path, env_hook: EnvHook | None = None) -> None:
         self.config = config
+        self.data_dir = data_dir
         self.shell = detect_shell(configured=config.shell.path)
         self.output_dir = tool_output_dir(data_dir)
         self.limits = OutputLimits.from_config(config.tool_output)
@@ -162,24 +243,6 @@ class ShellTool:
             raise WorkdirNotFound(str(resolved))
         return resolved
 
-    def outside_globs(self, workdir: Path, dirs: list[str], project_dir: Path) -> list[str]:
-        """``dir/*`` globs needing an ``external_directory`` ask: the workdir when outside the
-        project, then the scanner's dirs; the tool-output folder never needs one."""
-        if not dirs and workdir == project_dir:
-            return []
-        project = project_dir.resolve()
-        output = self.output_dir.resolve()
-        seen: set[Path] = set()
-        found: list[str] = []
-        candidates = [str(workdir)] if not _inside(workdir.resolve(), project) else []
-        for directory in [*candidates, *dirs]:
-            bare = Path(directory[:-2] if directory.endswith("/*") else directory).resolve()
-            if _inside(bare, output) or bare in seen:
-                continue
-            seen.add(bare)
-            found.append(_dir_glob(directory))
-        return found
-
     async def _env(self, ctx: ToolContext, cwd: Path) -> Mapping[str, str] | None:
         if self.env_hook is None:
             return None
@@ -189,62 +252,45 @@ class ShellTool:
         return extra
 
     async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
-        """Run one call: validate the timeout, resolve workdir, scan, ask
-        ``external_directory``, then ``edit`` for the paths the command writes
-        (``edit_patterns``; patterns and always alike), then ``bash`` (the whole command
-        too when the scan is ``unknown``), run with ``ctx.abort``, stream previews into
-        ``ctx.metadata`` (``"output"``) and, right after the spawn, the shell's
-        ``process_record`` (``"process"``: ``{"pid", "pgid", "start"}``) so that recovery
-        after a crash stops the command (``storage.orphan.stop_orphan``).
+        """Run one call: validate the timeout, resolve workdir, pass the gate
+        (``tool.gate.gate``: ``external_directory``, then ``edit`` for the files the command
+        writes, then ``bash``, the whole command too when the scan is ``unknown``), run with
+        ``ctx.abort`` (``run_gated``), stream previews into ``ctx.metadata`` (``"output"``)
+        and, right after the spawn, the shell's process record (``"process"``) so that
+        recovery after a crash stops the command.
 
         Raises InvalidTimeout, WorkdirNotFound, PermissionDenied/Rejected/Corrected (from
         ``ctx.ask``) before anything runs.
         """
-        from shellpilot.permission.readonly import is_read_only
-        from shellpilot.scanner.scan import scan
-
         call: ShellParams = params
         timeout_ms = resolve_timeout(call.timeout, self.config.shell)
-        project = ctx.project_dir
-        cwd = self.workdir(call.workdir, project)
-        found = scan(call.command, cwd=cwd, project_dir=project, shell=self.shell.name)
-        meta = {"command": call.command, "description": call.description, "workdir": str(cwd)}
-        outside = self.outside_globs(cwd, list(found.dirs), project)
-        if outside:
-            await ctx.ask("external_directory", outside, outside, meta)
-        writes = edit_patterns(found.writes, project)
-        if writes:
-            await ctx.ask("edit", writes, writes, meta)
-        patterns, always = list(found.patterns), list(found.always)
-        read_only: list[str] = []
-        if found.unknown:
-            patterns += [call.command] if call.command not in patterns else []
-            always += [call.command] if call.command not in always else []
-        else:
-            read_only = [
-                c.text
-                for c in found.commands
-                if is_read_only(
-                    list(c.argv), cwd=cwd, project_dir=project, text=c.text, readable=(self.output_dir,)
-                )
-            ]
-        if patterns:
-            unanalysed = [call.command] if found.unknown else []
-            reasons = {**meta, "reasons": list(found.reasons)}
-            await ctx.ask("bash", patterns, always, reasons, read_only, unanalysed=unanalysed)
+        cwd = self.workdir(call.workdir, ctx.project_dir)
+        meta = {"description": call.description, "workdir": str(cwd)}
+        verdict = await gate(
+            call.command,
+            cwd=cwd,
+            project_dir=ctx.project_dir,
+            caller="model",
+            ask=ctx.ask,
+            agent=ctx.agent,
+            shell=self.shell.name,
+            output_dir=self.output_dir,
+            metadata=meta,
+        )
+        if call.sandbox_allow:
+            verdict = await escalate(verdict, call.sandbox_allow, ask=ctx.ask, metadata=meta)
 
         def on_output(preview: str) -> None:
             ctx.metadata(call.description, {"output": preview, "description": call.description})
 
         def on_spawn(pid: int) -> None:
-            # Crash recovery: a store opened after this process died kills the recorded group.
-            record = process_record(pid)
+            # Crash recovery: start-up recovery after this process died kills the recorded group.
+            record = ProcessRecord.of(pid)
             if record is not None:
-                ctx.metadata(None, {"process": record})
+                ctx.metadata(None, {"process": record.to_dict()})
 
-        result = await run(
-            call.command,
-            cwd=cwd,
+        result = await run_gated(
+            verdict,
             shell=self.shell,
             env=await self._env(ctx, cwd),
             timeout_ms=timeout_ms,
@@ -255,22 +301,12 @@ class ShellTool:
             call_id=f"{ascending('tool')}_{ctx.call_id}",
             config=self.config,
             on_spawn=on_spawn,
+            sandbox_tmp=sandbox_tmp_dir(self.data_dir, ctx.session_id),
+            sandbox_hint=ESCALATION_HINT,
         )
+        metadata = result.part_metadata(verdict.plan.record())
         return ToolResult(
             title=call.description,
             output=result.output,
-            metadata={
-                "output": result.preview or result.output,
-                "exit": result.exit_code,
-                "signal": result.signal,
-                "description": call.description,
-                "truncated": result.truncated,
-                "output_path": result.output_path,
-                "spill_capped": result.spill_capped,
-                "timed_out": result.timed_out,
-                "aborted": result.aborted,
-                "duration_ms": result.duration_ms,
-                "background_pids": result.background_pids,
-                "scan": {"patterns": patterns, "dirs": outside, "writes": writes, "unknown": found.unknown},
-            },
+            metadata={**metadata, "description": call.description},
         )
