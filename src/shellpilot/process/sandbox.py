@@ -149,11 +149,13 @@ def workspace_profile(
     output_dir: Path,
     tmp_dir: Path | None,
     settings: SandboxConfig | None = None,
+    readable: Sequence[Path] = (),
     hint: str = "",
 ) -> SandboxProfile:
     """The project, its git dirs, ``output_dir`` and config ``sandbox.writable`` writable
     (created when missing: the first two must exist); ``tmp_dir`` (the session's temp dir,
-    created) at ``/tmp``; protected paths read-only; network as config ``sandbox.network``."""
+    created) at ``/tmp``; protected paths read-only; network as config ``sandbox.network``;
+    ``readable`` (approved outside dirs) stays visible when under ``/tmp``."""
     cfg = settings or SandboxConfig()
     project = Path(os.path.realpath(project_dir))
     gitdirs, git_protected = git_layout(project)
@@ -165,7 +167,7 @@ def workspace_profile(
         network=cfg.network,
         writable=_unique([project, *gitdirs, Path(os.path.realpath(output_dir)), *extra]),
         protected=_unique([*git_protected, *own, *listed]),
-        readable=(project,),
+        readable=_unique([project, *(Path(os.path.realpath(p)) for p in readable)]),
         tmp_dir=Path(os.path.realpath(tmp_dir)) if tmp_dir is not None else None,
         required=cfg.required,
         hint=hint,

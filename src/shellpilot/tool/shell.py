@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import platform
 import re
 from collections.abc import Awaitable, Callable, Mapping
@@ -21,6 +22,7 @@ from shellpilot.config.model import Config
 from shellpilot.errors import WorkdirNotFound
 from shellpilot.ids import ascending
 from shellpilot.paths import data_dir, sandbox_tmp_dir, tool_output_dir
+from shellpilot.permission.wildcard import has_wildcard
 from shellpilot.process.detect import ShellChoice, detect_shell
 from shellpilot.process.output import OutputLimits
 from shellpilot.process.process_group import ProcessRecord
@@ -134,8 +136,12 @@ def sandbox_profile(
     that may not edit always stays read-only; ``off`` (or the user's own shell) runs none.
     Read-only keeps the project and ``output_dir`` visible; workspace-write makes them
     writable with ``tmp_dir`` (the session's temp dir, None: a fresh one) at ``/tmp``.
+    What the gate asked about stays possible: the outside directories it asked
+    ``external_directory`` for stay visible, and the outside files it asked ``edit`` for
+    (workspace-write) become writable (the file, or its nearest existing parent).
     ``verdict.grants`` widen the result (paths writable, ``network``).
     """
+    from shellpilot.process.denial import grantable
     from shellpilot.process.sandbox import read_only_profile, widened, workspace_profile
 
     settings = config.sandbox
@@ -146,15 +152,20 @@ def sandbox_profile(
         kind = "read-only"
     elif settings.mode == "workspace-write":
         kind = "workspace-write"
-    project = verdict.plan.project_dir
+    plan = verdict.plan
+    project = plan.project_dir
+    outside = [Path(glob[:-2] if glob.endswith("/*") else glob) for glob in plan.outside]
+    paths = [Path(g) for g in verdict.grants if g != NETWORK]
     if kind == "read-only":
-        profile = read_only_profile(project, readable=(output_dir,), required=settings.required, hint=hint)
+        readable = (output_dir, *outside)
+        profile = read_only_profile(project, readable=readable, required=settings.required, hint=hint)
     else:
         profile = workspace_profile(
-            project, output_dir=output_dir, tmp_dir=tmp_dir, settings=settings, hint=hint
+            project, output_dir=output_dir, tmp_dir=tmp_dir, settings=settings, readable=outside, hint=hint
         )
+        written = [Path(w) for w in plan.writes if os.path.isabs(w) and not has_wildcard(w)]
+        paths = [*(grantable(p) for p in written), *paths]
     network = NETWORK in verdict.grants
-    paths = [Path(g) for g in verdict.grants if g != NETWORK]
     return widened(profile, paths, network=network) if paths or network else profile
 
 
