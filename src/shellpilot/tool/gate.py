@@ -24,6 +24,8 @@ SandboxKind = Literal["off", "read-only", "workspace-write"]
 """The sandbox a verdict earns (config ``sandbox.mode`` may still override it)."""
 NETWORK = "network"
 """The ``sandbox`` ask's pattern for turning the network on."""
+UNSANDBOXED = "unsandboxed"
+"""The ``sandbox`` ask's pattern for running without any sandbox (never granted "always")."""
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -244,7 +246,7 @@ async def admit(
 
 
 def escalation_targets(requested: Sequence[str], cwd: Path) -> list[str]:
-    """What a ``sandbox_allow`` list asks for: ``network`` as is; each path made absolute
+    """What a ``sandbox_allow`` list asks for: ``network`` and ``unsandboxed`` as is; each path made absolute
     (``~`` expanded, relative to ``cwd``) and, when it does not exist, replaced by its
     nearest existing parent (a bind mount needs an existing source), so the ask names
     exactly what would become writable. Raises UsageError for an empty entry."""
@@ -255,8 +257,8 @@ def escalation_targets(requested: Sequence[str], cwd: Path) -> list[str]:
         text = entry.strip()
         if not text:
             raise UsageError('sandbox_allow entries must be paths or "network"; got an empty one.')
-        if text.lower() == NETWORK:
-            out[NETWORK] = None
+        if text.lower() in (NETWORK, UNSANDBOXED):
+            out[text.lower()] = None
             continue
         path = Path(os.path.expanduser(text))
         path = Path(os.path.normpath(path if path.is_absolute() else cwd / path))
@@ -273,9 +275,11 @@ async def escalate(
 ) -> GateVerdict:
     """Ask for a wider sandbox than ``verdict`` earned: for the paths of ``requested``
     (see ``escalation_targets``) first ``edit`` (so an agent that may not edit, or a deny
-    rule on the path, refuses at once), then one ``sandbox`` ask with the paths and/or
-    ``network`` (an "always" answer grants each path and what lies below it for the
-    project). Returns the verdict with ``grants``; an unsandboxed verdict is returned as is.
+    rule on the path, refuses at once; ``unsandboxed`` asks ``edit`` for ``*``), then one
+    ``sandbox`` ask with the paths, ``network`` and/or ``unsandboxed`` (an "always" answer
+    grants each path and what lies below it, or the network, for the project; running
+    unsandboxed is only ever granted once). Returns the verdict with ``grants``; an
+    unsandboxed verdict is returned as is.
 
     Raises PermissionDenied / PermissionRejected / PermissionCorrected from ``ask``,
     UsageError for an empty entry.
@@ -284,10 +288,13 @@ async def escalate(
     if not targets or verdict.sandbox == "off":
         return verdict
     meta = {"command": verdict.plan.command, **(metadata or {})}
-    paths = [t for t in targets if t != NETWORK]
-    if paths:
-        await ask(AskRequest("edit", paths, paths, meta))
-    always = [a for t in targets for a in ((t,) if t == NETWORK else (t, t.rstrip("/") + "/*"))]
+    paths = [t for t in targets if t not in (NETWORK, UNSANDBOXED)]
+    edits = [*paths, *(["*"] if UNSANDBOXED in targets else [])]
+    if edits:
+        await ask(AskRequest("edit", edits, paths, meta))
+    always = [
+        a for t in targets if t != UNSANDBOXED for a in ((t,) if t == NETWORK else (t, t.rstrip("/") + "/*"))
+    ]
     await ask(AskRequest("sandbox", targets, always, {**meta, "sandbox": verdict.sandbox}))
     return replace(verdict, grants=tuple(dict.fromkeys([*verdict.grants, *targets])))
 
@@ -315,6 +322,7 @@ async def gate(
 
 __all__ = [
     "NETWORK",
+    "UNSANDBOXED",
     "Caller",
     "GateVerdict",
     "SandboxKind",

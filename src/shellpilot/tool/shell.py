@@ -28,7 +28,7 @@ from shellpilot.process.output import OutputLimits
 from shellpilot.process.process_group import ProcessRecord
 from shellpilot.process.runner import ShellResult, resolve_timeout, run
 from shellpilot.tool.base import ToolContext, ToolResult
-from shellpilot.tool.gate import NETWORK, GateVerdict, escalate, gate
+from shellpilot.tool.gate import NETWORK, UNSANDBOXED, GateVerdict, escalate, gate
 
 if TYPE_CHECKING:
     from shellpilot.process.sandbox import SandboxProfile
@@ -64,8 +64,9 @@ class ShellParams(BaseModel):
     sandbox_allow: list[str] | None = Field(
         None,
         description=(
-            'Only after the sandbox blocked this command: the paths it must write, or "network", '
-            "exactly as the sandbox note suggested. The user is asked to approve them."
+            'Only after the sandbox blocked this command: the paths it must write, "network", or '
+            '"unsandboxed" (no sandbox at all, e.g. for a server that must outlive the call), as the '
+            "sandbox note suggested. The user is asked to approve them."
         ),
     )
 
@@ -98,6 +99,16 @@ def _chain_hint(choice: ShellChoice) -> str:
     return "`cmd1 && cmd2` (use `;` only when a failure of the first does not matter)"
 
 
+def _sandbox_text(config: Config) -> str:
+    """The description's sandbox section (package data ``prompts/bash_sandbox.txt``); empty
+    when config ``sandbox.mode`` is ``off``."""
+    if config.sandbox.mode == "off":
+        return ""
+    text = resources.files("shellpilot").joinpath("prompts/bash_sandbox.txt").read_text(encoding="utf-8")
+    network = "" if config.sandbox.network else ", with no network"
+    return text.replace("{{network}}", network).strip() + "\n\n"
+
+
 def render_description(config: Config, choice: ShellChoice, output_dir: Path) -> str:
     """The tool description for this shell, platform and config (package data ``prompts/bash.txt``)."""
     template = resources.files("shellpilot").joinpath("prompts/bash.txt").read_text(encoding="utf-8")
@@ -113,6 +124,7 @@ def render_description(config: Config, choice: ShellChoice, output_dir: Path) ->
         "max_bytes": str(config.tool_output.max_bytes),
         "tool_output_dir": str(output_dir),
         "chain_hint": _chain_hint(choice),
+        "sandbox": _sandbox_text(config),
     }
     return re.sub(r"\{\{(\w+)\}\}", lambda m: values[m.group(1)], template).strip()
 
@@ -139,14 +151,14 @@ def sandbox_profile(
     What the gate asked about stays possible: the outside directories it asked
     ``external_directory`` for stay visible, and the outside files it asked ``edit`` for
     (workspace-write) become writable (the file, or its nearest existing parent).
-    ``verdict.grants`` widen the result (paths writable, ``network``).
+    ``verdict.grants`` widen the result (paths writable, ``network``; ``unsandboxed``: none).
     """
     from shellpilot.process.denial import grantable
     from shellpilot.process.sandbox import read_only_profile, widened, workspace_profile
 
     settings = config.sandbox
     kind = verdict.sandbox
-    if kind == "off" or settings.mode == "off":
+    if kind == "off" or settings.mode == "off" or UNSANDBOXED in verdict.grants:
         return None
     if settings.mode == "read-only" or verdict.agent_read_only:
         kind = "read-only"
