@@ -30,7 +30,9 @@ _NETWORK_ERRORS = re.compile(
     r"|failed to establish a new connection|could not connect|failed to connect|unable to connect",
     re.IGNORECASE,
 )
-_SOCKET_EPERM = re.compile(r"(socket|connect).*(operation not permitted|errno 1\b)", re.IGNORECASE)
+_EPERM = re.compile(r"operation not permitted|\berrno 1\b|\beperm\b", re.IGNORECASE)
+_SOCKET = re.compile(r"socket|connect", re.IGNORECASE)
+_ENOENT = re.compile(r"no such file or directory|\berrno 2\b|\benoent\b", re.IGNORECASE)
 _QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|‘([^’\n]+)’|`([^'`\n]+)'")
 _TOKEN = re.compile(r"(?:(?<=\s)|^)(~?/[^\s:'\"‘’,;()]+|\.{1,2}/[^\s:'\"‘’,;()]+)")
 _MAX_LINES = 400
@@ -96,25 +98,35 @@ def find_denial(profile: SandboxProfile, output: str, cwd: Path) -> Denial | Non
 
     A write: a line with EROFS, EBUSY (a protected mount point) or EACCES naming a path the
     profile may not write but this process could (so EACCES of an ordinary file mode is not
-    blamed on the sandbox). A connection: without network, a resolver or connect error, or
-    EPERM from socket()/connect() (Unix sockets are blocked). Writes win over connections.
+    blamed on the sandbox), or ENOENT naming a host path under ``/tmp`` that the sandbox's
+    private ``/tmp`` hides. A connection: without network, a resolver or connect error, or
+    EPERM near a socket()/connect() (Unix sockets are blocked). Writes win over connections.
     """
     lines = output.splitlines()[-_MAX_LINES:]
     blocked: dict[str, None] = {}
     request: dict[str, None] = {}
     network = False
-    for line in lines:
-        if _WRITE_ERRORS.search(line):
+    for index, line in enumerate(lines):
+        if _WRITE_ERRORS.search(line) or _ENOENT.search(line):
             eacces = bool(_EACCES.search(line))
+            hidden = not _WRITE_ERRORS.search(line)
             for text in _candidates(line):
                 path = _absolute(text, cwd)
-                if path is None or profile.can_write(path) or not _visible(path, profile):
+                if path is None:
                     continue
-                if eacces and not _host_writable(path):
+                if hidden:  # a host path under /tmp, covered by the sandbox's own /tmp
+                    if _visible(path, profile) or grantable(path) == TMP:
+                        continue
+                elif profile.can_write(path) or not _visible(path, profile):
+                    continue
+                elif eacces and not _host_writable(path):  # an ordinary file mode, not the sandbox
                     continue
                 blocked[str(path)] = None
                 request[str(grantable(path))] = None
-        if not profile.network and (_NETWORK_ERRORS.search(line) or _SOCKET_EPERM.search(line)):
+        if profile.network:
+            continue
+        nearby = "\n".join(lines[max(0, index - 3) : index + 1])
+        if _NETWORK_ERRORS.search(line) or (_EPERM.search(line) and _SOCKET.search(nearby)):
             network = True
     if blocked:
         return Denial("write", tuple(list(blocked)[:_MAX_PATHS]), tuple(list(request)[:_MAX_PATHS]))
