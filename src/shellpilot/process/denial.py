@@ -117,10 +117,11 @@ def find_denial(profile: SandboxProfile, output: str, cwd: Path) -> Denial | Non
                 if hidden:  # a host path under /tmp, covered by the sandbox's own /tmp
                     if _visible(path, profile) or grantable(path) == TMP:
                         continue
-                elif profile.can_write(path) or not _visible(path, profile):
-                    continue
-                elif eacces and not _host_writable(path):  # an ordinary file mode, not the sandbox
-                    continue
+                else:
+                    # EACCES where the host would refuse too is an ordinary file mode.
+                    ordinary = eacces and not _host_writable(path)
+                    if profile.can_write(path) or not _visible(path, profile) or ordinary:
+                        continue
                 blocked[str(path)] = None
                 request[str(grantable(path))] = None
         if profile.network:
