@@ -164,9 +164,8 @@ async def test_read_only_still_reads_project_and_spill_files(project: Path, outp
 
 async def test_read_only_has_a_private_tmp_and_tmpdir(project: Path, outputs: Path) -> None:
     name = f"sp-private-{os.getpid()}"
-    result = await sandboxed(
-        f'echo $TMPDIR; echo hi > /tmp/{name} && cat /tmp/{name}', project, read_only_profile(project), outputs
-    )
+    command = f"echo $TMPDIR; echo hi > /tmp/{name} && cat /tmp/{name}"
+    result = await sandboxed(command, project, read_only_profile(project), outputs)
     assert result.output == "/tmp\nhi\n"
     assert not (Path("/tmp") / name).exists()
 
@@ -280,9 +279,8 @@ def _running(cmdline: str) -> list[int]:
 
 async def test_timeout_leaves_nothing_alive_not_even_a_setsid_child(project: Path, outputs: Path) -> None:
     sleeper = f"sleep 1000.{os.getpid()}1"
-    result = await sandboxed(
-        f"setsid {sleeper} & echo started; sleep 1000", project, workspace(project, outputs), outputs, timeout_ms=1500
-    )
+    command = f"setsid {sleeper} & echo started; sleep 1000"
+    result = await sandboxed(command, project, workspace(project, outputs), outputs, timeout_ms=1500)
     assert result.timed_out and result.output.startswith("started")
     assert _running(sleeper) == []
 
