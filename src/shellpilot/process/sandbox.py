@@ -135,12 +135,19 @@ def git_layout(project_dir: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
 
 
 def read_only_profile(
-    project_dir: Path, *, readable: Sequence[Path] = (), required: bool = False, hint: str = ""
+    project_dir: Path,
+    *,
+    readable: Sequence[Path] = (),
+    tmp_dir: Path | None = None,
+    required: bool = False,
+    hint: str = "",
 ) -> SandboxProfile:
-    """Everything read-only, a fresh private ``/tmp`` (``TMPDIR``), no network, a new PID
-    namespace; ``project_dir`` and ``readable`` (spill files) stay visible."""
+    """Everything read-only, a private writable ``/tmp`` (``TMPDIR``: ``tmp_dir``, the
+    session's temp dir, else a fresh tmpfs), no network, a new PID namespace;
+    ``project_dir`` and ``readable`` (spill files) stay visible."""
     seen = _unique(Path(os.path.realpath(p)) for p in (project_dir, *readable))
-    return SandboxProfile("read-only", readable=seen, required=required, hint=hint)
+    tmp = Path(os.path.realpath(tmp_dir)) if tmp_dir is not None else None
+    return SandboxProfile("read-only", readable=seen, tmp_dir=tmp, required=required, hint=hint)
 
 
 def workspace_profile(
@@ -238,7 +245,7 @@ def wrap(
         args += ["--bind", str(profile.tmp_dir), str(TMP)]
     else:
         args += ["--tmpfs", str(TMP)]
-    writable = sorted(profile.writable, key=_depth)
+    writable = sorted((p for p in profile.writable if p != TMP), key=_depth)
     for path in writable:
         if not path.exists():
             path.mkdir(parents=True, exist_ok=True)

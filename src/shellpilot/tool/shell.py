@@ -147,14 +147,14 @@ def sandbox_profile(
     and ``workspace-write`` apply to every model and block command, except that an agent
     that may not edit always stays read-only; ``off`` (or the user's own shell) runs none.
     Read-only keeps the project and ``output_dir`` visible; workspace-write makes them
-    writable with ``tmp_dir`` (the session's temp dir, None: a fresh one) at ``/tmp``.
+    writable. Both mount ``tmp_dir`` (the session's temp dir, None: a fresh one) at ``/tmp``.
     What the gate asked about stays possible: the outside directories it asked
     ``external_directory`` for stay visible, and the outside files it asked ``edit`` for
     (workspace-write) become writable (the file, or its nearest existing parent).
     ``verdict.grants`` widen the result (paths writable, ``network``; ``unsandboxed``: none).
     """
     from shellpilot.process.denial import grantable
-    from shellpilot.process.sandbox import read_only_profile, widened, workspace_profile
+    from shellpilot.process.sandbox import TMP, read_only_profile, widened, workspace_profile
 
     settings = config.sandbox
     kind = verdict.sandbox
@@ -170,13 +170,16 @@ def sandbox_profile(
     paths = [Path(g) for g in verdict.grants if g != NETWORK]
     if kind == "read-only":
         readable = (output_dir, *outside)
-        profile = read_only_profile(project, readable=readable, required=settings.required, hint=hint)
+        profile = read_only_profile(
+            project, readable=readable, tmp_dir=tmp_dir, required=settings.required, hint=hint
+        )
     else:
         profile = workspace_profile(
             project, output_dir=output_dir, tmp_dir=tmp_dir, settings=settings, readable=outside, hint=hint
         )
-        written = [Path(w) for w in plan.writes if os.path.isabs(w) and not has_wildcard(w)]
-        paths = [*(grantable(p) for p in written), *paths]
+        written = [grantable(Path(w)) for w in plan.writes if os.path.isabs(w) and not has_wildcard(w)]
+        # /tmp inside the sandbox is its own (the session's), never the host's.
+        paths = [*(p for p in written if p != TMP), *paths]
     network = NETWORK in verdict.grants
     return widened(profile, paths, network=network) if paths or network else profile
 
