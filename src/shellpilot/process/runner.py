@@ -29,7 +29,14 @@ from shellpilot.process.launch import launch, sandbox_notes, sandboxed
 from shellpilot.process.output import OutputBuffer, OutputLimits
 from shellpilot.process.process_group import group_members, terminate_group
 from shellpilot.process.sandbox import SandboxProfile, Wrapped
-from shellpilot.process.subreaper import RUN_ENV, become_subreaper, escaped, reap_adopted, run_token
+from shellpilot.process.subreaper import (
+    RUN_ENV,
+    become_subreaper,
+    escaped,
+    reap_adopted,
+    reap_group,
+    run_token,
+)
 from shellpilot.process.text import PREVIEW_CHARS, LivePreview
 
 log = logging.getLogger(__name__)
@@ -264,6 +271,27 @@ def _outcome_notes(
     return []
 
 
+def _group_exists(leader: int) -> bool:
+    try:
+        os.killpg(leader, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def _namespace_gone(leader: int, seconds: float = 2.0) -> None:
+    """Wait (1 ms steps) until nothing of the sandbox's group is left; SIGKILL what is still
+    there after ``seconds`` (it was being killed already: its PID namespace's init died)."""
+    deadline = time.monotonic() + seconds
+    while _group_exists(leader) and not (reap_group(leader) and not _group_exists(leader)):
+        if time.monotonic() >= deadline:
+            await terminate_group(leader, 0, spare_leader=True)
+            return
+        await asyncio.sleep(0.001)
+
+
 async def _drive(
     proc: subprocess.Popen[bytes],
     protocol: _Reader,
@@ -290,16 +318,16 @@ async def _drive(
         assert proc.stdout is not None
         transport, _ = await loop.connect_read_pipe(lambda: protocol, proc.stdout)
         outcome = await _race(watch.exited, abort, None if timeout_ms is None else timeout_ms / 1000)
-        if outcome is RunOutcome.EXITED and not await _settle(protocol.eof, cfg.drain_ms / 1000):
+        if outcome is RunOutcome.EXITED and sandboxed:
+            # bwrap reports the command's exit before its namespace is gone; the rest of
+            # the namespace is being killed (die-with-parent): wait for that, list nothing.
+            await _settle(protocol.eof, cfg.drain_ms / 1000)
+            await _namespace_gone(proc.pid)
+        elif outcome is RunOutcome.EXITED and not await _settle(protocol.eof, cfg.drain_ms / 1000):
             background = group_members(proc.pid)
         elif outcome is RunOutcome.EXITED:
             background = group_members(proc.pid, quick=True)
-        if outcome is RunOutcome.EXITED and sandboxed and background:
-            # What is left in the sandbox dies with its PID namespace (bwrap reports the
-            # command's exit before its init is gone): finish that now, list nothing.
-            await terminate_group(proc.pid, 0, spare_leader=True)
-            background = []
-        elif outcome is RunOutcome.EXITED and not sandboxed:
+        if outcome is RunOutcome.EXITED and not sandboxed:
             gone = escaped(token, proc.pid)
             background = sorted({*background, *(escaped(token, proc.pid, deep=True) if gone else ())})
     finally:
@@ -400,8 +428,9 @@ async def run(
         except BaseException:
             buffer.close()
             raise
-        if wrapped is None:
-            become_subreaper()
+        # Unsandboxed: to catch what leaves the group. Sandboxed: bwrap's init outlives bwrap
+        # for a moment and is re-parented to us, so we reap it at once (not some slow init).
+        become_subreaper()
         reap_adopted()
         try:
             proc = launch(wrapped, argv, workdir, child_env)

@@ -122,6 +122,26 @@ def escaped(token: str, leader: int | None = None, *, deep: bool = False) -> lis
     return sorted(found)
 
 
+def reap_group(pgid: int) -> int:
+    """Reap our children that are zombies of process group ``pgid`` (a sandbox's init,
+    re-parented to us when bwrap exits first); returns how many. No process of that group
+    has a waiter of its own: its leader, the one we spawned, is reaped by its Popen."""
+    reaped = 0
+    for pid in _children():
+        try:
+            raw = (_PROC / str(pid) / "stat").read_bytes()
+        except OSError:
+            continue
+        fields = raw[raw.rfind(b")") + 2 :].split()
+        if fields[0] == b"Z" and int(fields[2]) == pgid:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    reaped += 1
+            except ChildProcessError:
+                continue
+    return reaped
+
+
 def reap_adopted() -> list[int]:
     """Collect the exit status of adopted processes that have ended, so none stays a zombie
     of this process; returns the pids reaped. Never waits for one still running."""
