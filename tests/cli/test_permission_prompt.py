@@ -422,3 +422,40 @@ async def test_a_request_settled_while_the_person_types_is_left_alone(tmp_path: 
     with pytest.raises(PermissionRejected):
         await asyncio.wait_for(task, 10)
     assert "no longer pending" in out.getvalue()
+
+
+async def test_an_unanalysed_command_under_a_deny_rule_is_for_a_person_only(tmp_path: Path) -> None:
+    """Without a terminal not even ``--yes`` allows it; at a terminal the panel warns and a
+    person's "once" allows it."""
+    from shellpilot.cli.permission_prompt import UNANALYSED_WARNING, decide_non_interactive, render_request
+
+    rules = rules_from_config({"bash": {"*": "allow", "rm *": "deny"}})
+    text = "X=r; ${X}m victim"
+    request = AskRequest("bash", [text], [text], {"command": text}, unanalysed=[text])
+    bus = Bus()
+    service = PermissionService(bus, tmp_path / "grants.json")
+    _, console = _console()
+    async with PermissionPrompt(
+        service, bus, interactive=False, policy=NonInteractivePolicy(yes=True), console=console
+    ) as prompt:
+        with pytest.raises(PermissionRejected):
+            await asyncio.wait_for(service.ask(request, session_id="s", ruleset=rules), 10)
+    ((_, decision),) = prompt.answered
+    assert decision.reply == "reject" and "neither --yes nor --allow" in (decision.notice or "")
+
+    pending = PermissionRequest(
+        id="per_1", session_id="s", permission="bash", patterns=(text,), created=0, person_only=True
+    )
+    assert (
+        decide_non_interactive(pending, NonInteractivePolicy(yes=True, allow_patterns=("*",))).reply
+        == "reject"
+    )
+    out, console = _console()
+    render_request(pending, console)
+    assert " ".join(UNANALYSED_WARNING.split()[:6]) in " ".join(out.getvalue().split())
+
+    out, console = _console()
+    _, read_line = _reader("o")
+    async with PermissionPrompt(service, bus, interactive=True, console=console, read_line=read_line):
+        await asyncio.wait_for(service.ask(request, session_id="s", ruleset=rules), 10)
+    assert "could not be analysed" in " ".join(out.getvalue().split())

@@ -501,3 +501,22 @@ async def test_a_tilde_or_space_where_it_matters_is_refused(project: Path, value
 
     out = await expand(cmd("!`cat <<EOF\n$1\nEOF\n`"), join_arguments([value]), ctx_for(project))
     assert out.warnings == ["shell block not run: argument $1 contains shell metacharacters"]
+
+
+async def test_an_unanalysed_block_under_a_deny_rule_needs_a_person(project: Path, tmp_path: Path) -> None:
+    """``--yes`` (``TerminalAsk(yes=True)``) never allows a block the scanner could not read
+    while a deny rule exists; without one it does."""
+    from shellpilot.bus import Bus
+    from shellpilot.cli.command_cmd import TerminalAsk
+    from shellpilot.permission import PermissionService, rules_from_config
+
+    (project / "victim").write_text("keep\n")
+    service = PermissionService(Bus(), tmp_path / "grants.json", project_dir=project)
+    guarded = rules_from_config({"bash": {"*": "allow", "rm *": "deny"}})
+    ask = TerminalAsk(service, guarded, yes=True)
+    out = await expand(cmd("!`X=r; ${X}m victim`"), "", ExpandContext(project_dir=project, ask=ask))
+    assert out.blocks[0].status == "rejected" and "only a person may allow it" in out.blocks[0].reason
+    assert (project / "victim").exists()
+    ask = TerminalAsk(service, rules_from_config({"bash": {"*": "allow"}}), yes=True)
+    out = await expand(cmd("!`X=r; ${X}m victim`"), "", ExpandContext(project_dir=project, ask=ask))
+    assert out.blocks[0].status == "ok" and not (project / "victim").exists()

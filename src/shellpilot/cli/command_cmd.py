@@ -213,7 +213,10 @@ def render_command(
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Allow every shell block no rule denies.")] = False,
     allow: Annotated[
-        list[str] | None, typer.Option("--allow", help="Allow shell commands matching PATTERN (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--allow", metavar="PATTERN", help="Allow shell commands matching PATTERN (repeatable)."
+        ),
     ] = None,
     directory: DirOption = None,
     trust: TrustOption = False,
@@ -246,6 +249,8 @@ def render_command(
             service = PermissionService(
                 Bus(), grants_path(data, registry.project_dir), project_dir=registry.project_dir
             )
+            for warning in service.grant_warnings:
+                sys.stderr.write(f"warning: {warning}\n")
             interactive = sys.stdin.isatty() and sys.stderr.isatty()
             ask = TerminalAsk(
                 service, rules, yes=yes, confirm=_terminal_confirm if interactive else None, allow=allow or ()

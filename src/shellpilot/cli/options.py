@@ -11,12 +11,15 @@ from typing import Annotated
 import typer
 
 DirOption = Annotated[
-    Path | None, typer.Option("--dir", "-d", help="Project directory (default: the current directory).")
+    Path | None,
+    typer.Option("--dir", "-d", metavar="DIR", help="Project directory (default: the current directory)."),
 ]
 DataDirOption = Annotated[
     Path | None,
     typer.Option(
-        "--data-dir", help="Where sessions are stored (default: $SHELLPILOT_DATA_DIR or the platform's)."
+        "--data-dir",
+        metavar="DIR",
+        help="Where sessions are stored (default: $SHELLPILOT_DATA_DIR or the platform's).",
     ),
 ]
 TrustOption = Annotated[

@@ -115,6 +115,11 @@ def no_terminal_reason(request: AskRequest, verdict: Verdict, allowed: Sequence[
     ``--allow`` flags that would cover ``verdict.needs`` (``allow_suggestions``), or, for a
     command the scanner could not analyse, that only ``--yes`` can allow it. Used where a
     refusal is shown inline (shell blocks) and as the tool's error."""
+    if verdict.person_only:
+        return (
+            "not allowed without a terminal (the command could not be analysed and deny rules "
+            "exist for it, so only a person may allow it)"
+        )
     if request.permission == "bash" and request.unanalysed:
         return "not allowed without a terminal (the command could not be fully analysed, so pass --yes)"
     suggestions = allow_suggestions(verdict.needs, request.always, allowed)

@@ -140,7 +140,7 @@ class _NoTerminalReasons:
 
     def asker(self, session_id: str, ruleset: list[Rule]) -> Ask:
         """``service.asker`` with rejections relabelled while ``refusing()`` is true."""
-        from shellpilot.cli.permission_prompt import no_terminal_reason
+        from shellpilot.cli.permission_prompt import refusal
         from shellpilot.errors import PermissionRejected
 
         inner = self.service.asker(session_id, ruleset)
@@ -156,7 +156,7 @@ class _NoTerminalReasons:
                     if type(exc) is not PermissionRejected or not refusing():
                         raise
                     verdict = service.check(request, ruleset)
-                    raise PermissionRejected(no_terminal_reason(request, verdict, allowed)) from None
+                    raise refusal(request, verdict, allowed) from None
 
             def denies_all(self, permission: str, /) -> bool:
                 return inner.denies_all(permission)
@@ -197,6 +197,8 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
 
     name, text = split_command(opts.message, opts.command)
     interrupted: list[int] = []
+    for warning in ctx.permissions.grant_warnings:
+        err.write(f"warning: {warning}\n")
     prompt = PermissionPrompt(
         ctx.permissions,
         ctx.bus,
@@ -208,7 +210,9 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
     await _preflight(loop, opts, name)
     session = _session(ctx, opts, f"/{name} {text}" if name else text)
     renderer: Any = (
-        JsonRenderer(out) if opts.format == "json" else TextRenderer(session.id, out, err, color=err.isatty())
+        JsonRenderer(out)
+        if opts.format == "json"
+        else TextRenderer(session.id, out, err, color=err.isatty(), live=err.isatty())
     )
     unlisten = ctx.bus.listen(renderer)
     fmt = {"type": "json_schema", "schema": opts.schema} if opts.schema else None
@@ -356,30 +360,46 @@ def register(app: typer.Typer) -> None:
             typer.Argument(help='The message or "/command args" (else stdin).'),
         ] = None,
         command: Annotated[
-            str | None, typer.Option("--command", help="Run this slash command; MESSAGE is its arguments.")
+            str | None,
+            typer.Option(
+                "--command", metavar="NAME", help="Run this slash command; MESSAGE is its arguments."
+            ),
         ] = None,
-        model: Annotated[str | None, typer.Option("--model", "-m", help="provider/model to use.")] = None,
-        agent: Annotated[str | None, typer.Option("--agent", help="Agent: build, plan or your own.")] = None,
-        session: Annotated[str | None, typer.Option("--session", "-s", help="Continue this session.")] = None,
+        model: Annotated[
+            str | None, typer.Option("--model", "-m", metavar="PROVIDER/MODEL", help="The model to use.")
+        ] = None,
+        agent: Annotated[
+            str | None, typer.Option("--agent", metavar="NAME", help="Agent: build, plan or your own.")
+        ] = None,
+        session: Annotated[
+            str | None, typer.Option("--session", "-s", metavar="ID", help="Continue this session.")
+        ] = None,
         cont: Annotated[
             bool, typer.Option("--continue", "-c", help="Continue the latest session here.")
         ] = False,
         output_format: Annotated[
-            str, typer.Option("--format", help="text, or json (one JSON event per line).")
+            str, typer.Option("--format", metavar="text|json", help="json: one JSON event per line.")
         ] = "text",
         schema: Annotated[
             str | None,
-            typer.Option("--schema", help="Structured output: a JSON schema (inline or a file)."),
+            typer.Option(
+                "--schema", metavar="SCHEMA", help="Structured output: a JSON schema (inline or a file)."
+            ),
         ] = None,
         yes: Annotated[
             bool, typer.Option("--yes", "-y", help="Without a terminal, allow everything that asks.")
         ] = False,
         allow: Annotated[
             list[str] | None,
-            typer.Option("--allow", help="Without a terminal, allow asks matching PATTERN (repeatable)."),
+            typer.Option(
+                "--allow",
+                metavar="PATTERN",
+                help="Without a terminal, allow asks matching PATTERN (repeatable).",
+            ),
         ] = None,
         file: Annotated[
-            list[Path] | None, typer.Option("--file", "-f", help="Attach a file (repeatable).")
+            list[Path] | None,
+            typer.Option("--file", "-f", metavar="PATH", help="Attach a file or folder (repeatable)."),
         ] = None,
         directory: DirOption = None,
         data_dir: DataDirOption = None,
@@ -389,8 +409,9 @@ def register(app: typer.Typer) -> None:
 
         The model works with the shell tool in the project; each command that needs
         approval is asked on the terminal (without one: rejected unless --yes/--allow).
-        Exit status: 0 when the turn succeeded, 130 after Ctrl-C (143 after SIGTERM), 3 for provider errors,
-        4 when a permission was rejected, 1 otherwise.
+
+        Exit status: 0 when the turn succeeded, 130 after Ctrl-C (143 after SIGTERM),
+        3 for provider errors, 4 when a permission was rejected, 1 otherwise.
         """
         if output_format not in ("text", "json"):
             raise UsageError(f"--format must be text or json, not {output_format!r}.")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from shellpilot.command.references import rejection_reason
-from shellpilot.errors import PermissionDenied, PermissionRejected, ShellpilotError
+from shellpilot.errors import PermissionDenied, PermissionRejected, PermissionUnanalysed, ShellpilotError
 from shellpilot.permission.request import Ask
 from shellpilot.tool.gate import GateVerdict, ShellPlan, admit, plan_command
 
@@ -152,6 +152,9 @@ async def run_block(
         )
     except PermissionRejected as exc:
         return BlockReport(command, "rejected", plan=plan, reason=rejection_reason(exc))
+    except PermissionUnanalysed:
+        why = "it could not be analysed and deny rules exist for it, so only a person may allow it"
+        return BlockReport(command, "rejected", plan=plan, reason=f"not allowed without a terminal ({why})")
     try:
         done = await run(verdict, timeout_ms, abort)
     except ShellpilotError as exc:

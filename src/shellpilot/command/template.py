@@ -132,7 +132,7 @@ async def expand(command: Command, arguments: str, ctx: ExpandContext) -> Expand
                 run=run,
                 shell=shell,
                 output_dir=ctx.output_dir,
-                agent=ctx.default_agent,
+                agent=command.agent or ctx.default_agent,
                 timeout_ms=ctx.timeout_ms,
                 abort=ctx.abort,
                 origin=f"/{command.name}",

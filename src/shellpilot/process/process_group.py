@@ -1,7 +1,7 @@
 """Finding and killing what is left of a command's process group (its own session).
 
-Owns: /proc liveness checks, the TERM -> grace -> KILL sequence for one group and the
-crash-recovery process record. Must not touch: pipes, output, results, storage.
+Owns: /proc liveness checks, the one TERM -> grace -> KILL sequence for a group and the
+``ProcessRecord`` crash recovery reads. Must not touch: pipes, output, results, storage.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,12 +86,13 @@ class ProcessRecord:
         """Whether the recorded shell is alive and is still that same process."""
         return is_alive(self.pid) and start_time(self.pid) == self.start
 
-    async def stop(self, grace_s: float) -> bool:
-        """Stop what is left of the recorded command (``terminate_group``) if its shell is
-        still that same process; True when something was signalled."""
+    def stop(self, grace_s: float) -> bool:
+        """Stop what is left of the recorded command (``terminate_group_now``: TERM, then
+        KILL after ``grace_s`` seconds) if its shell is still that same process; True when
+        something was signalled. Blocking: for start-up recovery, outside an event loop."""
         if not self.still_running():
             return False
-        await terminate_group(self.pgid, grace_s, present=[self.pid])
+        terminate_group_now(self.pgid, grace_s, present=[self.pid])
         return True
 
 
@@ -150,20 +151,45 @@ def signal_group(leader: int, members: list[int], sig: signal.Signals) -> None:
             os.kill(pid, sig)
 
 
-async def _wait_gone(leader: int, seconds: float, also: Callable[[], Iterable[int]] | None) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while True:
-        alive = _targets(leader, also)
-        if not alive or time.monotonic() >= deadline:
-            return alive
-        await asyncio.sleep(_POLL_S)
-
-
 def _targets(leader: int, also: Callable[[], Iterable[int]] | None) -> list[int]:
     found = set(group_members(leader))
     if also is not None:
         found.update(pid for pid in also() if is_alive(pid))
     return sorted(found)
+
+
+def _term_then_kill(
+    leader: int,
+    grace_s: float,
+    present: list[int],
+    also: Callable[[], Iterable[int]] | None = None,
+    spare_leader: bool = False,
+) -> Generator[float, None, list[int]]:
+    """THE TERM -> grace -> KILL sequence, written once: SIGTERM + SIGCONT to the group and
+    session of ``leader`` and to ``also()`` (processes that escaped both, asked again at
+    every step), then SIGKILL to whatever is alive after ``grace_s`` seconds, then up to
+    ``_KILL_WAIT_S`` for the kernel to take them. ``spare_leader``: the leader itself gets
+    no SIGTERM (only the SIGKILL if it outlives the grace). Each ``yield`` asks its driver
+    to sleep that many seconds before liveness (/proc) is read again; it returns the pids
+    still alive at the end. ``terminate_group`` drives it with asyncio, ``terminate_group_now``
+    with a blocking sleep (start-up recovery, outside any event loop)."""
+    alive = _targets(leader, also) or list(present)
+    if not alive:
+        return []
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, _KILL_WAIT_S)):
+        spared = spare_leader and sig == signal.SIGTERM
+        targets = [pid for pid in alive if pid != leader] if spared else alive
+        for each in (sig, signal.SIGCONT) if sig == signal.SIGTERM else (sig,):
+            signal_group(-1 if spared else leader, targets, each)
+        deadline = time.monotonic() + wait_s
+        while True:
+            alive = _targets(leader, also)
+            if not alive:
+                return []
+            if time.monotonic() >= deadline:
+                break
+            yield _POLL_S
+    return alive
 
 
 async def terminate_group(
@@ -175,11 +201,10 @@ async def terminate_group(
     spare_leader: bool = False,
 ) -> list[int]:
     """SIGTERM (and SIGCONT, so stopped ones can act on it) to the group and session of
-    ``leader`` and to the pids ``also()`` returns (processes that escaped both, asked again
-    at every step); SIGKILL to whatever is still alive after ``grace_s`` seconds, checked by
-    real liveness (/proc), not by "a signal was sent". Grandchildren are included.
-    ``present``: pids known to be alive, signalled even when /proc lists no member.
-    The one TERM -> KILL sequence: the runner's kill path and crash recovery both use it.
+    ``leader`` and to the pids ``also()`` returns (processes that escaped both); SIGKILL to
+    whatever is still alive after ``grace_s`` seconds, checked by real liveness (/proc), not
+    by "a signal was sent". Grandchildren are included. ``present``: pids known to be
+    alive, signalled even when /proc lists no member.
 
     ``spare_leader``: the leader gets no SIGTERM, only the SIGKILL if it outlives the grace
     (bubblewrap as leader would die of SIGTERM at once and take its namespace down with
@@ -189,17 +214,19 @@ async def terminate_group(
     session with setsid and is not named by ``also`` cannot be found).
     (seed: shell tool, kill with forceKillAfter 3 s.)
     """
-    alive = _targets(leader, also) or list(present or [])
-    if not alive:
-        return []
-    if spare_leader:
-        for sig in (signal.SIGTERM, signal.SIGCONT):
-            signal_group(-1, [pid for pid in alive if pid != leader], sig)
-    else:
-        signal_group(leader, alive, signal.SIGTERM)
-        signal_group(leader, alive, signal.SIGCONT)
-    alive = await _wait_gone(leader, grace_s, also)
-    if not alive:
-        return []
-    signal_group(leader, alive, signal.SIGKILL)
-    return await _wait_gone(leader, _KILL_WAIT_S, also)
+    steps = _term_then_kill(leader, grace_s, present or [], also, spare_leader)
+    try:
+        while True:
+            await asyncio.sleep(next(steps))
+    except StopIteration as done:
+        return list(done.value)
+
+
+def terminate_group_now(leader: int, grace_s: float, *, present: list[int] | None = None) -> list[int]:
+    """``terminate_group`` for code outside an event loop (blocks up to ``grace_s`` + 2 s)."""
+    steps = _term_then_kill(leader, grace_s, present or [])
+    try:
+        while True:
+            time.sleep(next(steps))
+    except StopIteration as done:
+        return list(done.value)

@@ -56,24 +56,45 @@ async def run_command(
 ) -> TurnResult:
     """Run ``/name arguments`` in ``session_id``; the turn's result with expansion warnings.
 
-    Agent: the command's, else ``agent``, else the default. Model: the command's, else its
+    Agent: the command's, else ``agent``, else the default; its rules judge the command's
+    shell blocks (a ``plan`` command's ``!`touch x``` is denied ``edit``). Model: the command's, else its
     agent's, else ``model``, else the session's last, else the default. A subtask command
     posts a ``SubtaskPart`` (the user message keeps the caller's agent and model) that the
     loop runs through the ``task`` tool in a child session; its ``@file`` attachments are
     inlined into the subtask prompt (the source dropped them, spec 7.9). Otherwise the text,
     attachments and ``files`` become the user's message. Publishes ``command.executed``.
-    Raises CommandNotFound, AgentNotFound, ModelNotFound, ProviderNotConfigured before
-    anything is posted.
+    Raises CommandNotFound, SessionBusy (another process runs the session: checked before
+    the template's shell blocks run), AgentNotFound, ModelNotFound, ProviderNotConfigured
+    before anything is posted.
     """
+    loop.store.get_session(session_id)
+    with loop.run_state.reserve(session_id):
+        return await _run_command(
+            loop, session_id, name, arguments, agent=agent, model=model, format=format, files=files
+        )
+
+
+async def _run_command(
+    loop: AgentLoop,
+    session_id: str,
+    name: str,
+    arguments: str,
+    *,
+    agent: str | None,
+    model: str | None,
+    format: OutputFormat | dict[str, Any] | None,
+    files: Sequence[Path],
+) -> TurnResult:
     from shellpilot.command.events import CommandExecuted
     from shellpilot.command.template import ExpandContext, expand
 
-    loop.store.get_session(session_id)
     command = await _registry(loop).get(name)
     caller = loop.resolve_agent(agent)
+    # The command's shell blocks are judged by the rules of the agent that runs it.
+    judge = loop.resolve_agent(command.agent) if command.agent else caller
     ctx = ExpandContext(
         project_dir=loop.project_dir,
-        ask=loop.asker(session_id, caller),
+        ask=loop.asker(session_id, judge),
         config=loop.config,
         output_dir=tool_output_dir(loop.data_dir),
         agents={a.name: a.mode for a in loop.agents.agents()},

@@ -141,13 +141,15 @@ class AgentLoop:
         """Post ``text`` (+ ``files`` attached, + extra ``parts``) as the user's message and
         run the loop; returns the turn's result (``ok`` False with the error recorded).
 
-        Raises before anything is written: SessionNotFound, AgentNotFound, ModelNotFound,
-        ProviderNotConfigured, UsageError (a bad ``format`` schema).
+        Raises before anything is written: SessionNotFound, SessionBusy (another process
+        runs the session), AgentNotFound, ModelNotFound, ProviderNotConfigured, UsageError
+        (a bad ``format`` schema).
         """
-        user = self.new_user_message(session_id, agent=agent, model=model, format=format)
-        extra = [TextPart(session_id=session_id, message_id=user.id, text=text)] if text else []
-        self.post(user, [*extra, *self.file_parts(user, files), *parts])
-        return await self.resume(session_id)
+        with self.run_state.reserve(session_id):
+            user = self.new_user_message(session_id, agent=agent, model=model, format=format)
+            extra = [TextPart(session_id=session_id, message_id=user.id, text=text)] if text else []
+            self.post(user, [*extra, *self.file_parts(user, files), *parts])
+            return await self.resume(session_id)
 
     async def command(
         self,
