@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
 
 import typer
 
-from shellpilot.cli.options import DataDirOption, DirOption, TrustOption
+from shellpilot.cli.options import PASS_THROUGH, DataDirOption, DirOption, PassThroughCommand, TrustOption
 from shellpilot.errors import ShellpilotError, UsageError
 
 if TYPE_CHECKING:
@@ -101,13 +101,16 @@ def load_schema(value: str) -> dict[str, Any]:
 
 async def _preflight(loop: AgentLoop, opts: RunOptions, command: str | None) -> None:
     """Fail before a session is touched: unknown command or agent, missing provider/key/model
-    (the error names what to set). The model checked is the command's, else ``--model``,
-    else the agent's, else the default; a continued session may still use its last model."""
+    (the error names what to set). The model checked is ``--model``, else the command's
+    (when a configured provider can run it; otherwise the session's is used, with a warning
+    when the command runs), else the agent's, else the default; a continued session may
+    still use its last model."""
     agent = loop.resolve_agent(opts.agent)
     model = opts.model
     if command is not None and loop.commands is not None:
         found = await loop.commands.get(command)
-        model = found.model or model
+        if not model and found.model:
+            model = loop.providers.command_model(found.model, note=False)[0]
         if found.agent:
             agent = loop.resolve_agent(found.agent)
     if model or not (opts.session_id or opts.cont):
@@ -353,7 +356,7 @@ def execute(opts: RunOptions, out: TextIO | None = None, err: TextIO | None = No
 def register(app: typer.Typer) -> None:
     """Add ``shellpilot run`` to the top-level app."""
 
-    @app.command("run")
+    @app.command("run", cls=PassThroughCommand, context_settings=PASS_THROUGH)
     def run(
         message: Annotated[
             list[str] | None,
@@ -409,6 +412,8 @@ def register(app: typer.Typer) -> None:
 
         The model works with the shell tool in the project; each command that needs
         approval is asked on the terminal (without one: rejected unless --yes/--allow).
+        Words after /NAME are the command's, including ones that start with - (put --
+        before them to pass one of these options on). -m wins over a command's own model.
 
         Exit status: 0 when the turn succeeded, 130 after Ctrl-C (143 after SIGTERM),
         3 for provider errors, 4 when a permission was rejected, 1 otherwise.
