@@ -35,8 +35,8 @@ class SandboxProfile:
     tool-output folder, config ``sandbox.writable``; any profile: granted escalations).
     ``protected``: kept read-only inside those (an existing one is bound read-only; one that
     does not exist yet and that the command creates is set aside afterwards). ``readable``:
-    kept visible when ``/tmp`` is replaced (project, spill files). ``tmp_dir``: the host dir
-    mounted at ``/tmp`` (None: a fresh private tmpfs). ``network``: IP network and
+    kept visible when ``/tmp`` is replaced (project, spill files, the home directory).
+    ``tmp_dir``: the host dir mounted at ``/tmp`` (None: a fresh private tmpfs). ``network``: IP network and
     Unix-socket connections allowed (otherwise only the sandbox's own loopback). ``required``:
     refuse to run unsandboxed. ``granted``: the escalations applied (paths or ``network``),
     for the result's notes. ``hint``: how the caller may ask for more, shown with a denial.
@@ -78,6 +78,13 @@ def _resolve(path: str | os.PathLike[str], base: Path) -> Path:
 
 def _unique(paths: Iterable[Path]) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(paths))
+
+
+def _home() -> list[Path]:
+    """The home directory, kept visible (read-only) even when it lies under ``/tmp`` (CI
+    images set ``HOME=/tmp/...``): commands need its config, such as git's identity."""
+    home = Path(os.path.realpath(os.path.expanduser("~")))
+    return [home] if home != TMP and home.is_absolute() else []
 
 
 def _git_pointer(path: Path) -> Path | None:
@@ -145,7 +152,7 @@ def read_only_profile(
     """Everything read-only, a private writable ``/tmp`` (``TMPDIR``: ``tmp_dir``, the
     session's temp dir, else a fresh tmpfs), no network, a new PID namespace;
     ``project_dir`` and ``readable`` (spill files) stay visible."""
-    seen = _unique(Path(os.path.realpath(p)) for p in (project_dir, *readable))
+    seen = _unique(Path(os.path.realpath(p)) for p in (project_dir, *readable, *_home()))
     tmp = Path(os.path.realpath(tmp_dir)) if tmp_dir is not None else None
     return SandboxProfile("read-only", readable=seen, tmp_dir=tmp, required=required, hint=hint)
 
@@ -174,7 +181,7 @@ def workspace_profile(
         network=cfg.network,
         writable=_unique([project, *gitdirs, Path(os.path.realpath(output_dir)), *extra]),
         protected=_unique([*git_protected, *own, *listed]),
-        readable=_unique([project, *(Path(os.path.realpath(p)) for p in readable)]),
+        readable=_unique([project, *(Path(os.path.realpath(p)) for p in (*readable, *_home()))]),
         tmp_dir=Path(os.path.realpath(tmp_dir)) if tmp_dir is not None else None,
         required=cfg.required,
         hint=hint,
