@@ -30,6 +30,7 @@ the boundary that meets them (provider/, storage/, process/runner.py).
     |   +-- StorageFull                           (free_bytes, needed_bytes)
     +-- ToolError                        exit 1   a tool failed; the model sees the message
     |   +-- StructuredOutputError
+    |   +-- SandboxUnavailable                    (reason, fix) sandbox.required and none runs
     +-- OracleError                      exit 1   the execution oracle cannot run (what is missing)
     +-- Aborted                          exit 130 the user cancelled
 """
@@ -367,6 +368,19 @@ class StructuredOutputError(ToolError):
     """The model did not produce the structured output a prompt or command required."""
 
 
+class SandboxUnavailable(ToolError):
+    """A command had to run sandboxed (config ``sandbox.required``) but no sandbox can run
+    here; ``reason`` says why (no bwrap, user namespaces disabled...) and ``fix`` what to do."""
+
+    def __init__(self, reason: str, fix: str) -> None:
+        super().__init__(
+            f"The command was not run: the sandbox is required (sandbox.required) but cannot run "
+            f"here: {reason}. Fix: {fix}"
+        )
+        self.reason = reason
+        self.fix = fix
+
+
 class OracleError(ShellpilotError):
     """The execution oracle (shellpilot.testing.oracle) cannot run: a missing program
     (bwrap, strace, git), a fixture that cannot be built, or a sandbox that fails to start.
@@ -399,6 +413,7 @@ __all__ = [
     "PermissionUnanalysed",
     "ProviderError",
     "ProviderNotConfigured",
+    "SandboxUnavailable",
     "SessionBusy",
     "SessionError",
     "SessionNotFound",
