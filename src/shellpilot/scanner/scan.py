@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
-from shellpilot.scanner.bash_walk import scan_bash
+from shellpilot.scanner.bash_walk import scan_bash, scan_sh
 from shellpilot.scanner.cmdline import scan_cmd
 from shellpilot.scanner.context import Grammar, GrammarScan, ScanContext
 from shellpilot.scanner.parse import POSIX_SHELLS, POWERSHELLS
@@ -26,7 +26,12 @@ from shellpilot.scanner.scan_result import (
 __all__ = ["MAX_DEPTH", "MAX_NESTING", "Scan", "ScanBuilder", "ScannedCommand", "scan", "shell_kind"]
 
 
-GRAMMARS: dict[Grammar, GrammarScan] = {"bash": scan_bash, "powershell": scan_powershell, "cmd": scan_cmd}
+GRAMMARS: dict[Grammar, GrammarScan] = {
+    "bash": scan_bash,
+    "sh": scan_sh,
+    "powershell": scan_powershell,
+    "cmd": scan_cmd,
+}
 """The scanner of each grammar, handed down to every scanner of a scan (see ScanContext):
 text one shell hands to another (`pwsh -Command "bash -c '..'"`) is scanned through it."""
 
@@ -143,7 +148,12 @@ def scan(
     try:
         if kind == "other":
             builder.unknown(f"shell {shell!r} is not bash, PowerShell or cmd; scanned as bash")
-        GRAMMARS["bash" if kind == "other" else kind](command, (start,), ctx, 0)  # type: ignore[index]
+        grammar: Grammar = (
+            "bash" if kind in ("other", "bash") else "powershell" if kind == "powershell" else "cmd"
+        )
+        if grammar == "bash" and os.path.basename(shell) in ("sh", "dash", "ash"):
+            grammar = "sh"
+        GRAMMARS[grammar](command, (start,), ctx, 0)
     except Exception as err:  # a scanner bug must never mean "nothing to check"
         builder.unknown(f"scanner failure ({type(err).__name__}: {err})")
     if not builder.seen and command.strip():

@@ -101,7 +101,7 @@ class PathResolver:
         self.sink = sink
         self._home = home
         self._isdir = isdir
-        self._physical = Physical(project_dir)
+        self._physical: Physical | None = None  # (made when a path inside is checked)
 
     @property
     def home(self) -> str:
@@ -299,7 +299,10 @@ class PathResolver:
         directory reported outside; `None` when it stays in. An unresolvable link (a loop,
         a denied `/proc` entry) is reported as unknown."""
         try:
-            real = self._physical.escape(path, joined)
+            physical = self._physical
+            if physical is None:
+                physical = self._physical = Physical(self.project)
+            real = physical.escape(path, joined)
         except Unresolvable as err:
             self.sink.unknown(f"cannot follow the symlinks of {err} in {what}")
             return None
