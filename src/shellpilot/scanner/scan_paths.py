@@ -262,10 +262,9 @@ class PathResolver:
             for place in places:
                 if into and (directory or text.endswith("/") or self._isdir(place)):
                     for name in into:
-                        written = os.path.normpath(os.path.join(place, name))
-                        wrote(written)
-                        if not self.inside(written):
-                            self._outside_dir(written, False, name)
+                        wrote(os.path.normpath(os.path.join(place, name)))
+                    if not self.inside(place):
+                        self.sink.outside(place)  # the directory written into
                 else:
                     wrote(place)
                     if not self.inside(place):

@@ -160,15 +160,8 @@ class ScanBuilder:
         return True
 
     def outside(self, path: str) -> None:
-        """Record an absolute directory outside the project (not when a directory already
-        recorded holds it: its `dir/*` glob covers this one)."""
-        dirs = self._dirs
-        if path in dirs:
-            return
-        for known in dirs:
-            if path.startswith(known) and (known == "/" or path[len(known) : len(known) + 1] == "/"):
-                return
-        dirs[path] = None
+        """Record an absolute directory outside the project."""
+        self._dirs[path] = None
 
     def wrote(self, path: str) -> None:
         """Record a path the command writes (absolute, or `*` for an unknown place)."""

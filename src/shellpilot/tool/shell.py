@@ -107,6 +107,14 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or path.is_relative_to(folder)
 
 
+def _resolved(path: Path) -> Path:
+    """`path` with symlinks resolved, or as it is when a link cannot be read (`/proc/1/root`)."""
+    try:
+        return path.resolve()
+    except OSError:
+        return path
+
+
 def _dir_glob(directory: str) -> str:
     return directory if directory.endswith("*") else directory.rstrip("/") + "/*"
 
@@ -173,7 +181,7 @@ class ShellTool:
         found: list[str] = []
         candidates = [str(workdir)] if not _inside(workdir.resolve(), project) else []
         for directory in [*candidates, *dirs]:
-            bare = Path(directory[:-2] if directory.endswith("/*") else directory).resolve()
+            bare = _resolved(Path(directory[:-2] if directory.endswith("/*") else directory))
             if _inside(bare, output) or bare in seen:
                 continue
             seen.add(bare)
