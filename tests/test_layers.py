@@ -4,10 +4,10 @@ Data flows CLI -> session -> tool -> (scan | permission | runner); the scanner k
 processes, the runner no permissions, the permission engine no shells, providers no
 sessions. The check reads every module's imports (also those inside functions).
 
-One exception crosses sideways: storage may import ``shellpilot.process.process_group``
-(pure /proc reads, no runner state) so that the process record a running part keeps
-(``process_record``, made by the tool/service at spawn) and the recovery kill that checks
-it (``storage.orphan``) share one ``start_time`` definition and cannot drift apart.
+Storage keeps records and never signals a process; start-up recovery (``session.recovery``)
+joins the store and the process runner. One exception crosses sideways: storage may import
+``shellpilot.process.process_group`` for ``start_time`` (a pure /proc read), the same
+definition of "this process" the owner tokens of rows and the process records use.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _allowed(source: str, target: str) -> bool:
     if src in ("scanner", "process"):
         return dst in FOUNDATION
     if src == "permission":
-        return dst in FOUNDATION or target == "shellpilot.tool.base"
+        return dst in FOUNDATION
     if src == "provider":
         return dst in FOUNDATION
     if src == "storage":

@@ -12,6 +12,7 @@ import sys
 import typer
 
 from shellpilot import __version__
+from shellpilot.cli.help import PlainGroup
 from shellpilot.errors import ShellpilotError
 
 app = typer.Typer(
@@ -21,6 +22,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=PlainGroup,
 )
 
 
