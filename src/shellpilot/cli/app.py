@@ -42,9 +42,9 @@ def _root(
 
 
 def _register() -> None:
-    from shellpilot.cli import command_cmd, run_cmd, session_cmd, shell_cmd
+    from shellpilot.cli import command_cmd, doctor_cmd, run_cmd, sandbox_cmd, session_cmd, shell_cmd
 
-    for module in (shell_cmd, session_cmd, command_cmd, run_cmd):
+    for module in (shell_cmd, session_cmd, command_cmd, run_cmd, sandbox_cmd, doctor_cmd):
         module.register(app)
 
 
