@@ -112,8 +112,12 @@ def test_compilers_write_their_default_outputs_in_the_cwd(tmp_path: Path) -> Non
     [
         ("docker run -v /:/host alpine", ["/"], ["/*"]),
         ("docker run --rm -v /etc:/e:ro alpine cat /e/passwd", ["/etc"], []),
-        ("podman run --volume=/srv-missing/data:/d alpine", ["/srv-missing"], ["/srv-missing/data/*"]),
-        ("docker run --mount type=bind,source=/etc/x,target=/x alpine", ["/etc"], ["/etc/x/*"]),
+        (
+            "podman run --volume=/srv-missing/data:/d alpine",
+            ["/srv-missing", "/srv-missing/data"],
+            ["/srv-missing/data/*"],
+        ),
+        ("docker run --mount type=bind,source=/etc/x,target=/x alpine", ["/etc", "/etc/x"], ["/etc/x/*"]),
         ("docker run --mount type=bind,src=/etc/y,dst=/y,readonly alpine", ["/etc"], []),
         ("docker container run -v /var/run:/r alpine", ["/var/run"], ["/var/run/*"]),
         ("docker run -v named:/data alpine", [], []),

@@ -102,10 +102,10 @@ def test_a_symlink_loop_is_not_an_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("command", "dirs"),
     [
-        ("git init /outside-r/r", ["/outside-r"]),
+        ("git init /outside-r/r", ["/outside-r", "/outside-r/r"]),
         ("shred -u /outside-f/f", ["/outside-f"]),
         ("touch /nowhere-x/new", ["/nowhere-x"]),
-        ("tar -xf a.tar -C /opt-x/y", ["/opt-x"]),
+        ("tar -xf a.tar -C /opt-x/y", ["/opt-x", "/opt-x/y"]),
         ("cp a /dest-x/", ["/dest-x"]),
     ],
 )

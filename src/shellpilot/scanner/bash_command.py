@@ -24,6 +24,7 @@ from shellpilot.scanner.scan_paths import CD_COMMANDS
 from shellpilot.scanner.scan_writes import WRITERS, Target, find_writes, written
 from shellpilot.scanner.shell_strings import FOREIGN_SHELLS
 from shellpilot.scanner.words import Word, guess, unquoted_glob
+from shellpilot.scanner.words import shown as quoted
 from shellpilot.scanner.wrappers import FIRST_WORDS, package_name, program_name, unwrap
 
 # Commands whose arguments carry more command text to scan (see bash_nesting).
@@ -105,6 +106,9 @@ class CommandJudge:
             handled, after = self.indirect(words, cwds, prefix, redirects, dynamic_words)
             if handled:
                 return after
+        if name == "!" and len(words) > 1 and head.raw == "!":
+            # `! ! cmd`: tree-sitter reads the second `!` as a command name; it negates
+            return self.judge(words[1:], cwds, prefix=prefix, redirects=redirects, writes=writes, stdin=stdin)
         index = 0
         wrappers: tuple[str, ...] = ()
         run_cwds = cwds
@@ -161,7 +165,7 @@ class CommandJudge:
             builder.unknown(f"dynamic command name {head.raw}")
             # (`${X:-rm} x`, `rm${IFS}x`: what it most likely runs, for deny rules)
             builder.pattern(" ".join(guess(" ".join(w.raw for w in real)).split()))
-        elif name != "[" and unquoted_glob(head):
+        elif ("*" in name or "?" in name or "[" in name) and name != "[" and unquoted_glob(head):
             builder.unknown(f"a glob in the command name {head.raw}")
             rest = "".join(" " + w.shown() for w in real[1:])
             for found in self.glob_names(head.value, run_cwds):
@@ -237,7 +241,7 @@ class CommandJudge:
             self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
             shell.expanding.add(name)
             try:
-                return True, body(cwds)
+                return True, body(cwds, words[1:])
             finally:
                 shell.expanding.discard(name)
         return False, cwds
@@ -264,10 +268,15 @@ class CommandJudge:
         """Record the command's patterns: the whole (assignments, wrappers, words,
         redirects) and, when something precedes the real command or its name was
         normalised, the real command's own."""
-        shown = [w.shown() for w in words]
+        # (Word.shown inlined: this runs for every word of every command)
+        shown = [w.raw if w.dynamic or w.raw == w.value else quoted(w.value) for w in words]
         tail = " " + " ".join(redirects) if redirects else ""
-        lead = [w.shown() for w in prefix] if prefix else []
-        text = " ".join(lead + shown) + tail
+        if prefix:
+            lead = [w.shown() for w in prefix]
+            text = " ".join(lead + shown) + tail
+        else:
+            lead = []
+            text = " ".join(shown) + tail
         inner = before = ""
         if lead or index or name != shown[index]:
             inner = " ".join([name, *shown[index + 1 :]]) + tail
@@ -312,10 +321,28 @@ class CommandJudge:
             operands = True
         else:
             shape = SHAPES[name]
-            parsed = read(shape, args)
-            paths = parsed.path_words()
-            targets = written(parsed) if writes else []
             operands = shape.operands != "none"
+            if (
+                writes
+                or shape.subcommands is not None
+                or shape.old_style
+                or any(w.value[:1] == "-" for w in args)
+            ):
+                parsed = read(shape, args)
+                paths = parsed.path_words()
+                targets = written(parsed) if writes else []
+            else:  # (the common case, `cat a b`: no option, nothing written)
+                targets = []
+                kind = shape.operands
+                paths = (
+                    args
+                    if kind == "all"
+                    else args[1:]
+                    if kind == "skip1"
+                    else args[:1]
+                    if kind == "first"
+                    else []
+                )
         if from_input and (paths or operands):
             self.builder.unknown(f"xargs passes paths from its input to {name}")
         for word in paths:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from shellpilot.scanner.context import Cwds, ScanContext
+from shellpilot.scanner.context import Cwds, Grammar, ScanContext
 from shellpilot.scanner.shell_strings import command_string
 from shellpilot.scanner.words import Word
 
@@ -30,6 +30,7 @@ def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanC
     """
     i = 0
     script = False
+    reads_stdin = False  # `sh -s ARGS`: the commands come from stdin, ARGS are $1...
     while i < len(args):
         value = args[i].value
         if value == "--":
@@ -44,11 +45,12 @@ def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanC
             if value[1:] in ("o", "O") and i + 1 < len(args):
                 i += 1
             if value[0] == "-" and "s" in value[1:]:
+                reads_stdin = True
                 break
             i += 1
             continue
         break
-    rest = args[i:]
+    rest = [] if reads_stdin and not script else args[i:]
     builder = ctx.builder
     if script:
         if not rest:
@@ -56,15 +58,20 @@ def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanC
         elif rest[0].dynamic:
             builder.unknown(f"{name} -c runs a dynamic string {rest[0].raw}")
         else:
-            ctx.nest("bash", rest[0].value, cwds, depth + 1, f"{name} -c")
+            ctx.nest(_grammar(name), rest[0].value, cwds, depth + 1, f"{name} -c")
     elif rest:
         ctx.resolver.check(rest[0], cwds, name)  # a script file, like `./script.sh`
     elif stdin is None:
         builder.unknown(f"{name} reads its commands from standard input, which cannot be seen")
     elif stdin is not NO_STDIN:
-        ctx.nest("bash", stdin, cwds, depth + 1, f"{name} <<")
+        ctx.nest(_grammar(name), stdin, cwds, depth + 1, f"{name} <<")
     else:
         builder.unknown(f"{name} reads the commands it runs from standard input")
+
+
+def _grammar(name: str) -> Grammar:
+    """The grammar a shell named `name` reads: `sh` (POSIX: dash) or `bash`."""
+    return "sh" if name in ("sh", "dash", "ash") else "bash"
 
 
 def foreign(name: str, args: list[Word], cwds: Cwds, ctx: ScanContext, depth: int) -> None:

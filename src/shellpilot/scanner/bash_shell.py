@@ -7,13 +7,36 @@ saying what a name stands for). Must not touch: judging commands (bash_command.p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from shellpilot.scanner.context import Cwds
 from shellpilot.scanner.words import Word, shown
 
-FunctionBody = Callable[[Cwds], Cwds]
-"""Scans a defined function's body as run from the given cwds; returns the cwds after."""
+FunctionBody = Callable[[Cwds, "list[Word]"], Cwds]
+"""Scans a defined function's body as run from the given cwds with the given arguments
+(its `$1`, `$@`...); returns the cwds after."""
+
+_PARAMETERS = re.compile(r'"\$(?:\{)?([@*])(?:\})?"|\$(?:\{)?([@*#]|[0-9])(?:\})?')
+
+
+def with_arguments(text: str, args: list[Word]) -> str:
+    """A function body's `text` with its parameters replaced by the call's arguments
+    (`"$@"`, `$*`, `$1`, `${2}`, `$#`), each shown as one shell word."""
+    shown_args = [w.raw if w.dynamic else shown(w.value) for w in args]
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        if name in "@*":
+            return " ".join(shown_args)
+        if name == "#":
+            return str(len(args))
+        index = int(name)
+        if index == 0:
+            return match.group(0)
+        return shown_args[index - 1] if index <= len(args) else "''"
+
+    return _PARAMETERS.sub(one, text)
 
 
 class BashShell:

@@ -14,6 +14,14 @@ if TYPE_CHECKING:
     from tree_sitter import Node, Tree
 
 
+_KINDS: list[dict[int, str]] = []
+
+
+def _kinds() -> dict[int, str]:
+    _KINDS.append(kind_names("bash"))
+    return _KINDS[0]
+
+
 # Where a backslash-newline is text, not a line continuation.
 _KEEPS = frozenset({"raw_string", "ansi_c_string", "comment"})
 
@@ -31,7 +39,7 @@ class BashSource:
     def __init__(self, source: str) -> None:
         self.data = source.encode()
         self.text: str | None = source if source.isascii() else None
-        self.kinds = kind_names("bash")
+        self.kinds = _KINDS[0] if _KINDS else _kinds()
 
     def parse(self) -> Tree | None:
         """The tree, or `None` when the text is too costly to parse (see parse_probed).
@@ -42,14 +50,15 @@ class BashSource:
         parsed once to find where each sits, those bash removes are removed, and the text
         is parsed again.
         """
-        tree = self._parse()
-        if tree is not None and b"\\\n" in self.data:
+        data = self.data
+        tree = parse(data, "bash") if len(data) <= PROBE_FROM else parse_probed(data, "bash")
+        if tree is not None and b"\\\n" in data:
             cuts = self._continuations(tree.root_node)
             if cuts:
-                data = bytearray(self.data)
+                joined = bytearray(data)
                 for at in reversed(cuts):
-                    del data[at : at + 2]
-                self.data = bytes(data)
+                    del joined[at : at + 2]
+                self.data = bytes(joined)
                 self.text = self.data.decode() if self.text is not None else None
                 tree = self._parse()
         return tree

@@ -8,6 +8,7 @@ redirects (bash_words.py, bash_redirects.py) or results policy.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -24,8 +25,8 @@ from shellpilot.scanner.bash_kinds import (
 from shellpilot.scanner.bash_nesting import NO_STDIN
 from shellpilot.scanner.bash_nets import hidden, sweep
 from shellpilot.scanner.bash_redirects import REDIRECTS, RedirectReader
-from shellpilot.scanner.bash_shell import BashShell
-from shellpilot.scanner.bash_simple import SimpleCommands
+from shellpilot.scanner.bash_shell import BashShell, with_arguments
+from shellpilot.scanner.bash_simple import declaration, printed_by, simple
 from shellpilot.scanner.bash_source import BashSource
 from shellpilot.scanner.bash_words import WordReader, expand_braces
 from shellpilot.scanner.context import Cwds, ScanContext
@@ -36,6 +37,10 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 _MAX_CWDS = 8
+
+
+_BRACES = re.compile(r"\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
+_RUNS_INPUT = frozenset({"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "source", "eval", "busybox"})
 
 
 def _union(a: Cwds, b: Cwds) -> Cwds:
@@ -53,6 +58,15 @@ def scan_bash(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
     return BashWalker(source, ctx, depth, BashShell()).run(cwds)
 
 
+def scan_sh(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
+    """`scan_bash` for a POSIX shell (`sh`, `dash`): it reads `$'\\x41'` and `{a,b}` as
+    plain text where bash reads them as `A` and two words, so text holding either is
+    unknown (the bash reading is scanned too). The `sh` entry of `ScanContext.grammars`."""
+    if "$'" in source or _BRACES.search(source) is not None:
+        ctx.builder.unknown("sh reads $'..' and {a,b} as plain text, unlike bash")
+    return BashWalker(source, ctx, depth, BashShell()).run(cwds)
+
+
 class BashWalker:
     """Walks one bash text's statements, handing each simple command to a `CommandJudge`."""
 
@@ -67,7 +81,6 @@ class BashWalker:
         "piped",
         "redirects",
         "shell",
-        "simple",
         "source",
         "visited",
         "words",
@@ -81,9 +94,8 @@ class BashWalker:
         self.depth = depth
         self.shell = shell
         self.words = WordReader(self.source, self.nested)
-        self.redirects = RedirectReader(self.source, self.words, ctx, self)
+        self.redirects: RedirectReader | None = None  # (made on the first redirect met)
         self.judge = CommandJudge(ctx, shell, depth, self.run_here)
-        self.simple = SimpleCommands(self)
         # Start bytes of the substitutions scanned so far (checked by `sweep`).
         self.visited: set[int] = set()
         # (start, end) of a statement -> redirect nodes written after the list or
@@ -123,6 +135,12 @@ class BashWalker:
                 if openers - backticks + (backticks + 1) // 2 > len(self.visited):
                     hidden(self)
         return out
+
+    def redirect_reader(self) -> RedirectReader:
+        """The reader of this text's redirects."""
+        if self.redirects is None:
+            self.redirects = RedirectReader(self.source, self.words, self.ctx, self)
+        return self.redirects
 
     def run_here(self, source: str, cwds: Cwds, what: str) -> Cwds:
         """Scan `source` as run by this same shell (`eval`, `trap`): its `pushd` stack is
@@ -164,7 +182,7 @@ class BashWalker:
         """Scan one statement starting in `cwds`; returns the cwds after it."""
         kind = self.kinds[node.kind_id]
         if kind == "command":
-            return self.simple.simple(node, cwds, ())
+            return simple(self, node, cwds, ())
         if self.attached and kind in COMPOUND:
             extra = self.attached.pop((node.start_byte, node.end_byte), None)
             if extra is not None:
@@ -188,7 +206,7 @@ class BashWalker:
         if kind == "negated_command":
             return self.sequence(node.children, cwds)
         if kind in ("declaration_command", "unset_command"):
-            self.simple.declaration(node, cwds)
+            declaration(self, node, cwds)
             return cwds
         if kind in ("variable_assignment", "variable_assignments", "test_command"):
             self.builder.seen = True
@@ -232,17 +250,31 @@ class BashWalker:
         """`a | b | c`: each stage from the same cwds; a stage reads what the one before it
         prints when that is known (`echo 'rm x' | sh` runs `rm x`), else something unknown."""
         out = cwds
-        piped = self.piped
-        saved = piped
+        kinds = self.kinds
+        saved = self.piped
+        before: Node | None = None
         try:
             for child in node.children:
-                if child.is_named and self.kinds[child.kind_id] != "comment":
-                    self.piped = piped
+                if child.is_named and kinds[child.kind_id] != "comment":
+                    if before is not None:
+                        # only a stage that may run its input needs what the one before prints
+                        self.piped = printed_by(self, before) if self.runs_input(child) else None
                     out = _union(out, self.stmt(child, cwds))
-                    piped = self.simple.printed_by(child)
+                    before = child
         finally:
             self.piped = saved
         return out
+
+    def runs_input(self, node: Node) -> bool:
+        """Whether a pipeline stage may run the text it reads: a shell, `source`, `eval`,
+        or anything not a plain command (its first word is read as the source shows it)."""
+        if self.kinds[node.kind_id] != "command":
+            return True
+        name = node.child_by_field_name("name")
+        if name is None:
+            return True
+        text = self.source.of(name).rsplit("/", 1)[-1].strip("'\"\\")
+        return text in _RUNS_INPUT or not text.isidentifier()
 
     def substitution(self, node: Node, cwds: Cwds) -> None:
         """`$(..)`, backticks, `<(..)`, `>(..)`: their commands, outside any redirect of
@@ -287,7 +319,7 @@ class BashWalker:
             return self.bare(redirects, cwds)
         kind = kinds[body.kind_id]
         if kind == "command":
-            return self.simple.simple(body, cwds, redirects)
+            return simple(self, body, cwds, redirects)
         if kind in CHAINS:
             target = body
             while kinds[target.kind_id] in CHAINS:
@@ -324,7 +356,7 @@ class BashWalker:
         texts: list[str] = []
         writes = False
         for node in redirects:
-            found = self.redirects.read(node, cwds)
+            found = self.redirect_reader().read(node, cwds)
             if found is None:
                 continue
             texts.append(found.text)
@@ -340,7 +372,7 @@ class BashWalker:
         words: list[Word] = []
         writes = False
         for node in redirects:
-            found = self.redirects.read(node, cwds)
+            found = self.redirect_reader().read(node, cwds)
             if found is not None:
                 texts.append(found.text)
                 words.extend(found.words)
@@ -363,7 +395,13 @@ class BashWalker:
         names = [c for c in body if kinds[c.kind_id] == "word"]
         texts, _ = self.compound_redirects(redirects, cwds) if redirects else ([], False)
 
-        def run(at: Cwds) -> Cwds:
+        parts = [c for c in body if c.is_named and kinds[c.kind_id] != "word"]
+        text = " ".join(self.source.of(c) for c in parts)
+
+        def run(at: Cwds, args: list[Word]) -> Cwds:
+            if args and "$" in text:  # `f() { rm "$@"; }; f x`: the call's arguments in place
+                called = " ".join([with_arguments(text, args), *texts])
+                return self.run_here(called, at, "a function call")
             inherited = self.inherited
             self.inherited = inherited + texts
             try:
@@ -373,6 +411,6 @@ class BashWalker:
 
         if names:
             self.shell.functions[self.source.of(names[0])] = run
-        return _union(cwds, run(cwds))
+        return _union(cwds, run(cwds, []))
 
     # simple commands -------------------------------------------------------------------------

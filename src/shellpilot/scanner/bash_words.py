@@ -18,6 +18,8 @@ from shellpilot.scanner.words import Word
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+_new = tuple.__new__  # (a Word built without the NamedTuple's own `__new__`)
+
 _SAFE_EXPANSIONS = frozenset({"$HOME", "$PWD", "${HOME}", "${PWD}"})
 
 # Quoted parts of a word's source text, `\\x` escapes included (brace lists in them are text).
@@ -104,10 +106,10 @@ class WordReader:
         raw = text[start:end] if text is not None else self.slice(start, end)
         if kind == "word" or (kind == "number" and not node.child_count):
             value = _WORD_ESCAPE.sub(_word_unescape, raw) if "\\" in raw else raw
-            return Word(value, raw, start, end, False, value)
+            return _new(Word, (value, raw, start, end, False, value))
         if kind == "raw_string":
             value = raw[1:-1]
-            return Word(value, raw, start, end, False, value)
+            return _new(Word, (value, raw, start, end, False, value))
         return self.compound(node, [node], cwds)
 
     def compound(self, node: Node, children: Sequence[Node], cwds: Cwds) -> Word:
@@ -119,8 +121,8 @@ class WordReader:
         raw = self.slice(start, end)
         joined = "".join(parts)
         if state[0]:
-            return Word(raw, raw, start, end, True, joined if state[1] else None)
-        return Word(joined, raw, start, end, False, joined)
+            return _new(Word, (raw, raw, start, end, True, joined if state[1] else None))
+        return _new(Word, (joined, raw, start, end, False, joined))
 
     def parts(self, node: Node, parts: list[str], state: list[bool], cwds: Cwds) -> None:
         kind = self.kinds[node.kind_id]

@@ -8,8 +8,7 @@ Must not touch: any grammar's own walk (scan_bash, scan_powershell, cmdline).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from shellpilot.scanner.scan_paths import PathResolver
 from shellpilot.scanner.scan_result import MAX_DEPTH, ScanBuilder
@@ -17,14 +16,14 @@ from shellpilot.scanner.scan_result import MAX_DEPTH, ScanBuilder
 Cwds = tuple[str, ...] | None
 """The possible working directories at a point of a script; `None` when unknowable."""
 
-Grammar = Literal["bash", "powershell", "cmd"]
+Grammar = Literal["bash", "sh", "powershell", "cmd"]
+"""`sh` is the bash grammar read as a POSIX shell (dash) reads it: no `$'..'`, no braces."""
 
 GrammarScan = Callable[[str, Cwds, "ScanContext", int], Cwds]
 """`scan(source, cwds, context, depth) -> cwds after it` for one grammar."""
 
 
-@dataclass(frozen=True, slots=True)
-class ScanContext:
+class ScanContext(NamedTuple):
     """One scan's shared parts. `grammars` maps each grammar to its scanner: a bash
     scanner meeting `pwsh -Command STR` calls `nest("powershell", STR, ...)` and never
     imports the PowerShell scanner (scan.py builds the table), so no import cycle exists."""

@@ -39,16 +39,16 @@ def git_dir(start: str) -> tuple[str, str] | None:
     nearest `.git` directory, or the directory a `.git` file's `gitdir:` line names."""
     folder = start
     while True:
-        dot = os.path.join(folder, ".git")
-        if os.path.isdir(dot):
-            return folder, dot
-        if os.path.isfile(dot):
+        dot = folder + "/.git" if folder != "/" else "/.git"
+        # (access() answers with a bool: no exception raised and caught per level)
+        if os.access(dot, os.F_OK):
+            if os.path.isdir(dot):
+                return folder, dot
             named = _gitfile(dot)
             return (folder, named) if named is not None else None
-        parent = os.path.dirname(folder)
-        if parent == folder:
+        if folder == "/":
             return None
-        folder = parent
+        folder = folder.rpartition("/")[0] or "/"
 
 
 def _gitfile(path: str) -> str | None:

@@ -9,7 +9,7 @@ shapes itself (option_table.py), path resolution or what a write rule makes of i
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from shellpilot.scanner.words import Word
 
@@ -79,7 +79,6 @@ class Shape:
         return ""
 
 
-@dataclass(slots=True)
 class Parsed:
     """A command's arguments read by its `Shape`.
 
@@ -92,17 +91,33 @@ class Parsed:
     the reading (the words after it are not paths).
     """
 
-    shape: Shape
-    operands: list[Word] = field(default_factory=list)
-    values: dict[str, Word] = field(default_factory=dict)
-    seen: set[str] = field(default_factory=set)
-    paths: list[Word] = field(default_factory=list)
-    outputs: list[Word] = field(default_factory=list)
-    output_dirs: list[Word] = field(default_factory=list)
-    given: list[tuple[str, Word]] = field(default_factory=list)
-    sub: tuple[str, ...] = ()
-    scripted: bool = False
-    stopped: bool = False
+    __slots__ = (
+        "given",
+        "operands",
+        "output_dirs",
+        "outputs",
+        "paths",
+        "scripted",
+        "seen",
+        "shape",
+        "stopped",
+        "sub",
+        "values",
+    )
+
+    def __init__(self, shape: Shape, operands: list[Word] | None = None) -> None:
+        # (plain literals, not dataclass field factories: one of these per command)
+        self.shape = shape
+        self.operands: list[Word] = [] if operands is None else operands
+        self.values: dict[str, Word] = {}
+        self.seen: set[str] = set()
+        self.paths: list[Word] = []
+        self.outputs: list[Word] = []
+        self.output_dirs: list[Word] = []
+        self.given: list[tuple[str, Word]] = []
+        self.sub: tuple[str, ...] = ()
+        self.scripted = False
+        self.stopped = False
 
     def take(self, option: str, kind: str, value: Word | None) -> None:
         """Record `option`'s value word of `kind` (see Shape.kind)."""

@@ -45,6 +45,7 @@ def _climbs(text: str, cut: int) -> bool:
 
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 def is_dir(path: str) -> bool:
@@ -101,7 +102,7 @@ class PathResolver:
         self.sink = sink
         self._home = home
         self._isdir = isdir
-        self._physical = Physical(project_dir)
+        self._physical: Physical | None = None  # (made when a path inside is checked)
 
     @property
     def home(self) -> str:
@@ -262,10 +263,9 @@ class PathResolver:
             for place in places:
                 if into and (directory or text.endswith("/") or self._isdir(place)):
                     for name in into:
-                        written = os.path.normpath(os.path.join(place, name))
-                        wrote(written)
-                        if not self.inside(written):
-                            self._outside_dir(written, False, name)
+                        wrote(os.path.normpath(os.path.join(place, name)))
+                    if not self.inside(place):
+                        self.sink.outside(place)  # the directory written into
                 else:
                     wrote(place)
                     if not self.inside(place):
@@ -273,33 +273,56 @@ class PathResolver:
 
     def _matches(self, pattern: str, cwds: tuple[str, ...] | None, what: str) -> None:
         """A glob inside the project may match a symlink that leads out of it (`ls -d */`
-        with `docs -> /outside`): each match (at most 256) is judged where it lands."""
-        import glob
+        with `docs -> /outside`): each match that is a link is judged where it lands.
+
+        A glob in the last component only (`src/*.py`, `*/`) lists its directory once
+        (`scandir`: link or not is known without a call per entry); any other glob is
+        expanded whole (at most 256 matches, then unknown).
+        """
+        from fnmatch import fnmatchcase
 
         bases = [""] if os.path.isabs(pattern) else list(cwds or ())
         for base in bases:
             full = os.path.join(base, pattern)
-            if not self.inside(
-                os.path.normpath(full.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0] or "/")
-            ):
+            head, _, last = full.rstrip("/").rpartition("/")
+            folder = os.path.normpath(head or "/")
+            if not self.inside(folder):
+                continue
+            if _GLOB_CHARS.search(head) is not None:
+                self._expanded(full, what)
                 continue
             try:
-                for count, match in enumerate(glob.iglob(full)):
-                    if count >= 256:
-                        self.sink.unknown(f"glob {pattern} in {what} matches too many files to follow")
-                        break
-                    path = os.path.normpath(match)
-                    if self.inside(path):
-                        self._escaped(path, None, what)
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        if entry.is_symlink() and fnmatchcase(entry.name, last):
+                            self._escaped(os.path.join(folder, entry.name), None, what)
             except (OSError, ValueError):
                 continue
+
+    def _expanded(self, full: str, what: str) -> None:
+        """Judge each match of glob `full` where it lands (at most 256, then unknown)."""
+        import glob
+
+        try:
+            for count, match in enumerate(glob.iglob(full)):
+                if count >= 256:
+                    self.sink.unknown(f"glob {full} in {what} matches too many files to follow")
+                    break
+                path = os.path.normpath(match)
+                if self.inside(path):
+                    self._escaped(path, None, what)
+        except (OSError, ValueError):
+            return
 
     def _escaped(self, path: str, joined: str | None, what: str) -> str | None:
         """Where `path` (inside the project) really is when a symlink takes it out, its
         directory reported outside; `None` when it stays in. An unresolvable link (a loop,
         a denied `/proc` entry) is reported as unknown."""
         try:
-            real = self._physical.escape(path, joined)
+            physical = self._physical
+            if physical is None:
+                physical = self._physical = Physical(self.project)
+            real = physical.escape(path, joined)
         except Unresolvable as err:
             self.sink.unknown(f"cannot follow the symlinks of {err} in {what}")
             return None

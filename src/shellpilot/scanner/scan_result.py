@@ -7,8 +7,11 @@ Must not touch: parsing, shells or permission rules.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from shellpilot.scanner.arity import prefix_text as arity_text
+
+_new = tuple.__new__
 
 MAX_DEPTH = 8
 """How deep `bash -c` / `eval` strings are re-parsed before giving up."""
@@ -28,9 +31,9 @@ over all the nested scanners of one scan, before the rest is left unscanned and 
 is `unknown`. Keeps Python's stack bounded."""
 
 
-@dataclass(frozen=True, slots=True)
-class ScannedCommand:
-    """One simple command found by the scanner.
+class ScannedCommand(NamedTuple):
+    """One simple command found by the scanner (an immutable record: a NamedTuple, built
+    once per command, cheaper than a frozen dataclass).
 
     `text`: its permission pattern: the words as bash reads them (quotes removed,
     escapes and line continuations resolved, see `Word.shown`) joined by single spaces,
@@ -138,7 +141,7 @@ class ScanBuilder:
         self._always[always] = None
         if prefix_text:
             self._always[prefix_text + " " + always] = None
-        self.commands.append(ScannedCommand(text, tuple(argv), always, dynamic, wrappers, cwds or ()))
+        self.commands.append(_new(ScannedCommand, (text, tuple(argv), always, dynamic, wrappers, cwds or ())))
 
     def pattern(self, text: str) -> None:
         """Record one more pattern of a command already recorded (a reading of what an
@@ -157,15 +160,8 @@ class ScanBuilder:
         return True
 
     def outside(self, path: str) -> None:
-        """Record an absolute directory outside the project (not when a directory already
-        recorded holds it: its `dir/*` glob covers this one)."""
-        dirs = self._dirs
-        if path in dirs:
-            return
-        for known in dirs:
-            if path.startswith(known) and (known == "/" or path[len(known) : len(known) + 1] == "/"):
-                return
-        dirs[path] = None
+        """Record an absolute directory outside the project."""
+        self._dirs[path] = None
 
     def wrote(self, path: str) -> None:
         """Record a path the command writes (absolute, or `*` for an unknown place)."""

@@ -74,9 +74,12 @@ class Physical:
         for part in path[len(self.prefix) :].split("/"):
             current = current + "/" + part
             try:
+                # (access() answers a missing path, the common case, without an exception)
+                if not os.access(current, os.F_OK, follow_symlinks=False):
+                    return None  # missing: nothing below it can be a link
                 mode = os.lstat(current).st_mode
             except (OSError, ValueError):
-                return None  # missing: nothing below it can be a link
+                return None
             if stat.S_ISLNK(mode):
                 return self._realpath(path)
             if not stat.S_ISDIR(mode):

@@ -94,6 +94,10 @@ def guess(raw: str) -> str:
     return _EXPANSION.sub(one, raw)
 
 
+_new = tuple.__new__
+
+
 def plain_word(text: str, start: int, end: int) -> Word:
-    """`Word(text, text, start, end, False, text)`: a literal word written as it reads."""
-    return Word(text, text, start, end, False, text)
+    """`Word(text, text, start, end, False, text)`: a literal word written as it reads
+    (built without the NamedTuple's own `__new__`: this runs for most words)."""
+    return _new(Word, (text, text, start, end, False, text))

@@ -61,6 +61,11 @@ def package_name(value: str) -> str:
     return value[:at] if at > 0 else value
 
 
+def _may_split(raw: str) -> bool:
+    """Whether a dynamic word may become several words (`"$@"`, `$*`, an unquoted `$X`)."""
+    return "$@" in raw or "$*" in raw or "${@" in raw or (raw[:1] != '"' and "$" in raw)
+
+
 def _is_assignment(value: str) -> bool:
     name, eq, _ = value.partition("=")
     return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
@@ -134,6 +139,10 @@ def _options(name: str, spec: Wrapper, words: Sequence[Word], j: int, result: Un
         v = word.value
         if spec.assignments and not word.dynamic and _is_assignment(v):
             j += 1
+        elif word.dynamic and _may_split(word.raw):
+            # `timeout "$@"`: any number of words, the command among them
+            result.problem = f"{name} is followed by {word.raw}, which may be any words"
+            return True, j
         elif v == "--":
             return False, j + 1
         elif v.startswith("--") and not word.dynamic:

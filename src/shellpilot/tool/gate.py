@@ -32,6 +32,14 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or path.is_relative_to(folder)
 
 
+def _resolved(path: Path) -> Path:
+    """`path` with symlinks resolved, or as it is when a link cannot be read (`/proc/1/root`)."""
+    try:
+        return path.resolve()
+    except OSError:
+        return path
+
+
 def _dir_glob(directory: str) -> str:
     return directory if directory.endswith("*") else directory.rstrip("/") + "/*"
 
@@ -63,7 +71,7 @@ def outside_globs(cwd: Path, dirs: list[str], project_dir: Path, output_dir: Pat
     found: list[str] = []
     candidates = [str(cwd)] if not _inside(cwd.resolve(), project) else []
     for directory in [*candidates, *dirs]:
-        bare = Path(directory[:-2] if directory.endswith("/*") else directory).resolve()
+        bare = _resolved(Path(directory[:-2] if directory.endswith("/*") else directory))
         if (output is not None and _inside(bare, output)) or bare in seen:
             continue
         seen.add(bare)
@@ -199,7 +207,7 @@ def plan_command(
     else:
         readable = (output_dir,) if output_dir is not None else ()
         # A text is read-only when every command with it is, in every cwd it runs in
-        # (`cd sub && git status`: sub's repository counts).
+        # (`cd sub && git status`: git runs in sub, whose repository counts).
         judged: dict[str, bool] = {}
         for c in found.commands:
             judged[c.text] = (
