@@ -16,7 +16,7 @@ keeps every judgement (JSON lines) and ``--report FILE`` prints the report from 
 ``--grow`` makes mutants that found something parents of later ones.
 ``--readonly-rate`` needs no sandbox: it scans the plain read-only corpus
 (benchmarks/data/readonly_commands.jsonl) in the fixture project (without its hostile
-fsmonitor configs) and prints the share that runs without any prompt under the default
+links out and fsmonitor configs) and prints the share that runs without any prompt under the default
 policy, with the ones that prompt.
 Needs bwrap, strace and git (Debian: apt-get install -y bubblewrap strace git).
 """
@@ -34,33 +34,60 @@ from pathlib import Path
 from shellpilot.testing.oracle import SAMPLE_SEED, Finding, Judgement, Oracle, Tally, load_seeds, sample
 
 READ_ONLY_CORPUS = Path(__file__).parent / "data" / "readonly_commands.jsonl"
+MIXED_CORPUS = Path(__file__).parent / "data" / "commands.jsonl"
 SEEDS = Path(__file__).parent.parent / "tests" / "fixtures" / "oracle_seeds.jsonl"
 
 
+_PLAIN_READERS = re.compile(
+    r"(ls|cat|head|tail|wc|grep|egrep|fgrep|rg|find|pwd|echo|printf|stat|du|basename|dirname|date|uname|"
+    r"whoami|which|true|false|git (log|status|diff|show|branch|rev-parse|ls-files)|sed -n)\b"
+)
+
+
+def _plain_read_only(line: str) -> bool:
+    """A line of ordinary read-only commands only (by their first words), inside the project:
+    no redirect but to /dev/null, no ``~``, absolute path, ``..`` or substitution."""
+    if re.search(r"~|\$\(|`|\.\.|(^|\s)/(?!dev/null)|sed -i|find .*-(exec|delete)|\n", line):
+        return False
+    if re.search(r">(?!\s*/dev/null|&[12])", line):
+        return False
+    return all(_PLAIN_READERS.match(part.strip()) for part in re.split(r"\|\||&&|\||;", line) if part.strip())
+
+
 def readonly_rate() -> None:
-    """Print the share of the plain read-only corpus that runs without a prompt."""
+    """Print the share of plain read-only commands that run without a prompt: the corpus
+    made for it, and the plain read-only lines of benchmarks/data/commands.jsonl."""
     import os
 
     from shellpilot.testing.oracle.fixture import Fixture
     from shellpilot.testing.oracle.prompts import Gate
 
-    commands = [
-        json.loads(line) for line in READ_ONLY_CORPUS.read_text(encoding="utf-8").splitlines() if line
-    ]
+    corpora = {
+        READ_ONLY_CORPUS.name: [
+            json.loads(x) for x in READ_ONLY_CORPUS.read_text(encoding="utf-8").splitlines() if x
+        ],
+        f"{MIXED_CORPUS.name} (plain read-only lines)": [
+            c
+            for x in MIXED_CORPUS.read_text(encoding="utf-8").splitlines()
+            if x and _plain_read_only(c := json.loads(x))
+        ],
+    }
     with tempfile.TemporaryDirectory() as tmp:
-        fixture = Fixture(Path(tmp) / "tree", fsmonitor=False).build()
+        fixture = Fixture(Path(tmp) / "tree", hostile=False).build()
         os.environ["HOME"] = str(fixture.home)
         gate = Gate(fixture.project, Path(tmp) / "data")
-        prompting: list[str] = []
-        for command in commands:
-            asks = gate.asks(gate.plan(command))
-            if asks:
-                prompting.append(f"  {command!r} asks {', '.join(asks)}")
-    quiet = len(commands) - len(prompting)
-    print(f"read-only corpus:   {len(commands)} commands ({READ_ONLY_CORPUS.name})")
-    print(f"run without prompt: {quiet} ({100.0 * quiet / len(commands):.1f}%)")
-    print("still prompting:")
-    print("\n".join(prompting) or "  (none)")
+        for name, commands in corpora.items():
+            prompting = [
+                f"  {command!r} asks {', '.join(asks)}"
+                for command in commands
+                if (asks := gate.asks(gate.plan(command)))
+            ]
+            quiet = len(commands) - len(prompting)
+            print(f"corpus:             {name}: {len(commands)} commands")
+            print(f"run without prompt: {quiet} ({100.0 * quiet / max(1, len(commands)):.1f}%)")
+            print("still prompting:")
+            print("\n".join(prompting[:40]) or "  (none)")
+            print()
 
 
 def campaign(args: argparse.Namespace) -> None:

@@ -159,7 +159,7 @@ def test_an_unknown_scan_needs_no_commands_or_dirs_but_its_writes(oracle: Oracle
 def test_git_housekeeping_and_implicit_config_are_not_the_command_s(tmp_path: Path) -> None:
     """git status refreshes .git/index and reads ~/.gitconfig by itself; a benign repo
     (no fsmonitor) runs nothing else."""
-    with Oracle(tmp_path, fsmonitor=False) as benign:
+    with Oracle(tmp_path, hostile=False) as benign:
         run = benign.sandbox.run("git status")
         assert any(p.endswith("/.git/index") for p in run.changed)
         found = _scan(benign, ["git", "status"])

@@ -27,7 +27,7 @@ class Oracle:
     ``Oracle(root)`` builds the fixture under ``root`` (a fresh directory; default: a new
     temp dir, removed by ``close``). While open, ``HOME`` in this process's environment is
     the fixture's (the scanner and the read-only judgement expand ``~`` from it); ``close``
-    restores it. ``timeout_s``: per command. ``fsmonitor`` False: a benign fixture (see
+    restores it. ``timeout_s``: per command. ``hostile`` False: a benign fixture (see
     Fixture). ``scratch``: where per-run copies go (see Sandbox). Raises OracleError when
     bwrap, strace or git is missing or the fixture cannot be built. Use as a context manager.
     """
@@ -38,11 +38,11 @@ class Oracle:
         *,
         timeout_s: float = 5.0,
         scratch: Path | None = None,
-        fsmonitor: bool = True,
+        hostile: bool = True,
     ) -> None:
         self._own_root = root is None
         base = Path(tempfile.mkdtemp(prefix="shellpilot-oracle-fixture-")) if root is None else root
-        self.fixture = Fixture(base / "tree", fsmonitor=fsmonitor).build()
+        self.fixture = Fixture(base / "tree", hostile=hostile).build()
         self.sandbox = Sandbox(self.fixture, scratch=scratch, timeout_s=timeout_s)
         self._base = base
         self.gate = Gate(self.fixture.project, base / "data")

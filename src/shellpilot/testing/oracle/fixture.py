@@ -141,14 +141,15 @@ class Fixture:
     """The template tree under ``root`` (built by ``build``), and the places it maps to.
 
     ``project``, ``home`` and ``outside_src`` are the template's directories on the host;
-    ``OUTSIDE`` is where ``outside_src`` appears inside the sandbox. ``fsmonitor`` False:
-    the nested repository and the submodule get no ``core.fsmonitor`` (a benign project,
-    for measuring prompts on ordinary commands).
+    ``OUTSIDE`` is where ``outside_src`` appears inside the sandbox. ``hostile`` False: a
+    benign project, for measuring prompts on ordinary commands: no ``core.fsmonitor`` in
+    the nested repository and the submodule, and ``docs``, ``lnk``, ``conf.txt`` are plain
+    files and folders instead of links out of the project.
     """
 
-    def __init__(self, root: Path, *, fsmonitor: bool = True) -> None:
+    def __init__(self, root: Path, *, hostile: bool = True) -> None:
         self.root = root.resolve()
-        self.fsmonitor = fsmonitor
+        self.hostile = hostile
         self.project = self.root / "proj"
         self.home = self.root / "home"
         self.outside_src = self.root / "outside"
@@ -188,7 +189,13 @@ class Fixture:
             script.chmod(0o755)
         self._git_tree()
         for name, below in _OUTSIDE_LINKS.items():
-            (self.project / name).symlink_to(self.outside_src / below if below else self.outside_src)
+            target = self.outside_src / below if below else self.outside_src
+            if self.hostile:
+                (self.project / name).symlink_to(target)
+            elif target.is_dir():
+                shutil.copytree(target, self.project / name)
+            else:
+                shutil.copy2(target, self.project / name)
         (self.project / "inner").symlink_to("src")
         self._git("add", "-A")
         self._git("commit", "-qm", "links")
@@ -224,7 +231,7 @@ class Fixture:
         (sub / "s.txt").write_text("s\n", encoding="utf-8")
         self._git("add", "-A", cwd=sub)
         self._git("commit", "-qm", "sub", cwd=sub)
-        if self.fsmonitor:
+        if self.hostile:
             self._git("config", "core.fsmonitor", FSMONITOR_PROGRAM, cwd=sub)
         mod = self.project / "mod"
         (self.project / ".git" / "modules").mkdir()
@@ -232,7 +239,7 @@ class Fixture:
         (mod / "m.txt").write_text("m\n", encoding="utf-8")
         self._git("add", "-A", cwd=mod)
         self._git("commit", "-qm", "mod", cwd=mod)
-        if self.fsmonitor:
+        if self.hostile:
             self._git("config", "core.fsmonitor", FSMONITOR_PROGRAM, cwd=mod)
         (self.project / ".gitmodules").write_text(
             '[submodule "mod"]\n\tpath = mod\n\turl = ./mod\n', encoding="utf-8"
