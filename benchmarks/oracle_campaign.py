@@ -15,9 +15,9 @@ writes the false negatives as markdown, grouped by class and by kind. ``--save F
 keeps every judgement (JSON lines) and ``--report FILE`` prints the report from them again.
 ``--grow`` makes mutants that found something parents of later ones.
 ``--readonly-rate`` needs no sandbox: it scans the plain read-only corpus
-(benchmarks/data/readonly_commands.jsonl) in the fixture project (without its hostile
-links out and fsmonitor configs) and prints the share that runs without any prompt under the default
-policy, with the ones that prompt.
+(benchmarks/data/readonly_commands.jsonl) and the plain read-only lines of
+benchmarks/data/commands.jsonl in a benign fixture project (no links out, no fsmonitor)
+and prints the share that runs without any prompt under the default policy.
 Needs bwrap, strace and git (Debian: apt-get install -y bubblewrap strace git).
 """
 
