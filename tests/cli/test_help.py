@@ -41,6 +41,9 @@ def test_values_are_named_and_flags_are_bare() -> None:
     shell = CliRunner().invoke(app, ["shell", "--help"], env={"COLUMNS": "120"}).output
     assert re.search(r"Usage: .* shell \[OPTIONS\] COMMAND\s*$", shell, re.MULTILINE)
     assert re.search(r"--timeout\s+MS\s+Kill the command", shell)
+    sandbox = CliRunner().invoke(app, ["sandbox", "--help"], env={"COLUMNS": "120"}).output
+    assert re.search(r"--timeout\s+MS\s+Kill the command", sandbox)
+    assert re.search(r"--allow\s+PATH\s+Also make this path writable", sandbox)
     assert re.search(r"--continue\s+-c\s+Record in the latest session", shell)
     run = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "120"}).output
     assert "[OPTIONS] [MESSAGE...]" in run

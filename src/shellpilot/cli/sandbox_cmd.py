@@ -144,10 +144,13 @@ def register(app: typer.Typer) -> None:
         ] = None,
         allow: Annotated[
             list[str] | None,
-            typer.Option("--allow", help="Also make this path writable (repeatable), as if granted."),
+            typer.Option(
+                "--allow", metavar="PATH", help="Also make this path writable (repeatable), as if granted."
+            ),
         ] = None,
         timeout: Annotated[
-            int | None, typer.Option("--timeout", help="Kill the command after MS milliseconds.")
+            int | None,
+            typer.Option("--timeout", metavar="MS", help="Kill the command after MS milliseconds."),
         ] = None,
         directory: DirOption = None,
         trust: TrustOption = False,
