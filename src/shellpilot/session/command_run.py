@@ -20,7 +20,7 @@ from shellpilot.session.turn import TurnResult
 if TYPE_CHECKING:
     from shellpilot.command.references import FileReference
     from shellpilot.command.registry import CommandRegistry
-    from shellpilot.session.loop import AgentLoop
+    from shellpilot.session.ops import LoopOps
 
 
 def _file_part(session_id: str, message_id: str, ref: FileReference) -> FilePart:
@@ -34,16 +34,9 @@ def _file_part(session_id: str, message_id: str, ref: FileReference) -> FilePart
     )
 
 
-def _registry(loop: AgentLoop) -> CommandRegistry:
-    from shellpilot.command.registry import CommandRegistry
-
-    if loop.commands is None:
-        loop.commands = CommandRegistry(loop.project_dir, loop.config)
-    return loop.commands
-
-
 async def run_command(
-    loop: AgentLoop,
+    loop: LoopOps,
+    commands: CommandRegistry,
     session_id: str,
     name: str,
     arguments: str = "",
@@ -68,7 +61,7 @@ async def run_command(
     from shellpilot.command.template import ExpandContext, expand
 
     loop.store.get_session(session_id)
-    command = await _registry(loop).get(name)
+    command = await commands.get(name)
     caller = loop.resolve_agent(agent)
     ctx = ExpandContext(
         project_dir=loop.project_dir,

@@ -163,8 +163,20 @@ class AgentLoop:
         """Run the slash command ``/name arguments`` (see ``command_run.run_command``)."""
         from shellpilot.session.command_run import run_command
 
+        if self.commands is None:
+            from shellpilot.command.registry import CommandRegistry
+
+            self.commands = CommandRegistry(self.project_dir, self.config)
         return await run_command(
-            self, session_id, name, arguments, agent=agent, model=model, format=format, files=files
+            self,
+            self.commands,
+            session_id,
+            name,
+            arguments,
+            agent=agent,
+            model=model,
+            format=format,
+            files=files,
         )
 
     async def resume(self, session_id: str) -> TurnResult:
@@ -174,8 +186,8 @@ class AgentLoop:
         )
 
     async def run_subtask(self, request: SubtaskRequest, ctx: ToolContext) -> SubtaskOutcome:
-        """``SubtaskRunner`` for the task tool: a child session (see subtask.py)."""
-        return await self.children.run(request, ctx)
+        """``TaskPromptOps`` for the task tool: a child session (see subtask.py)."""
+        return await self.children.run_subtask(request, ctx)
 
     # -- building messages ----------------------------------------------------------------
 
