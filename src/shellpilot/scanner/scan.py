@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from typing import Any
 
 from shellpilot.scanner.cmdline import scan_cmd
 from shellpilot.scanner.parse import POSIX_SHELLS, POWERSHELLS
@@ -66,6 +67,16 @@ def shell_kind(shell: str) -> str:
     if name == "cmd":
         return "cmd"
     return "other"
+
+
+def _nested(
+    grammar: str, script: str, cwds: tuple[str, ...] | None, builder: ScanBuilder, resolver: Any, depth: int
+) -> None:
+    """The grammar dispatcher handed to every scanner: a nested bash or PowerShell script."""
+    if grammar == "powershell":
+        scan_powershell(script, cwds, builder, resolver, depth)
+    else:
+        scan_bash(script, cwds, builder, resolver, depth)
 
 
 def scan(
@@ -130,7 +141,7 @@ def scan(
         start = _normalised(cwd_text, project)
     else:
         project, start = placed
-    builder = ScanBuilder(len(command))
+    builder = ScanBuilder(len(command), nested=_nested)
     resolver = PathResolver(project, builder)
     if not resolver.inside(start):
         builder.outside(start)
