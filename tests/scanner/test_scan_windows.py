@@ -1,4 +1,4 @@
-"""The scanner for PowerShell (tree-sitter grammar) and cmd.exe (tokenizer), issue 2 §2."""
+"""The scanner for PowerShell (tree-sitter grammar) and cmd.exe (tokenizer)."""
 
 from __future__ import annotations
 

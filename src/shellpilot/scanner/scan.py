@@ -121,7 +121,6 @@ def scan(
     backticks in unquoted here-documents), scans their text and sets `unknown`.
     Brace lists and sequences in literal words are expanded as bash does (`cp a{,.bak}`,
     over 64 words: `unknown`); a glob component that may match `..` (`.?/x`) is `unknown`.
-    Source: issue 2 §2; spec §2.3 ("Permission scan") and §7.2 (its gaps, closed here).
     """
     # (callers pass Paths or strs; os.fspath on a Path costs two Python-level calls)
     project_text = project_dir if isinstance(project_dir, str) else os.fspath(project_dir)

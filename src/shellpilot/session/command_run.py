@@ -1,7 +1,7 @@
 """Running a slash command in a session: expand it, post it, run the loop, announce it.
 
 Owns: the command -> user message | subtask part decision and ``command.executed``
-(spec 3.1; seed 002: command execution, subtask). Must not touch: template expansion
+Must not touch: template expansion
 (``shellpilot.command``), the step loop (loop.py).
 """
 
@@ -52,7 +52,7 @@ async def run_command(
     agent's, else ``model``, else the session's last, else the default. A subtask command
     posts a ``SubtaskPart`` (the user message keeps the caller's agent and model) that the
     loop runs through the ``task`` tool in a child session; its ``@file`` attachments are
-    inlined into the subtask prompt (the source dropped them, spec 7.9). Otherwise the text,
+    inlined into the subtask prompt (OpenCode drops them). Otherwise the text,
     attachments and ``files`` become the user's message. Publishes ``command.executed``.
     Raises CommandNotFound, AgentNotFound, ModelNotFound, ProviderNotConfigured before
     anything is posted.

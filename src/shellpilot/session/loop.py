@@ -80,7 +80,7 @@ def default_tools(config: Config, data_dir: Path) -> list[Tool]:
 
 
 class AgentLoop:
-    """Runs prompts and commands on the sessions of one project (seed: agent loop, spec 3, 5).
+    """Runs prompts and commands on the sessions of one project.
 
     Built once at start-up on a ``SessionService`` (its store, bus, run state, config and
     data dir), with the providers and the permission service. ``prompt`` writes the

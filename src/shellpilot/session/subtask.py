@@ -1,7 +1,7 @@
 """Subtasks: child sessions run by the ``task`` tool, and command subtasks in the loop.
 
 Owns: creating/resuming a child session, running it, cascading a cancel to it, and the
-"run a pending subtask part" step (spec 3.1 handleSubtask, 5.2). Must not touch: the
+"run a pending subtask part" step. Must not touch: the
 task tool's text (tool/task.py) or the step loop (loop.py).
 """
 

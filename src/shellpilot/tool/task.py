@@ -1,6 +1,6 @@
 """The ``task`` tool: run a subagent in a child session and return its final answer.
 
-Owns: the tool's parameters, description, agent check and result text (spec 5.2). Must
+Owns: the tool's parameters, description, agent check and result text. Must
 not touch: sessions or the loop; the child run goes through ``TaskPromptOps``.
 """
 
@@ -66,7 +66,7 @@ class TaskPromptOps(Protocol):
 
 
 def task_output(outcome: SubtaskOutcome) -> str:
-    """The text the calling model sees (spec 5.2 step 8)."""
+    """The text the calling model sees: the child's id (to resume it) and its answer."""
     return (
         f"task_id: {outcome.session_id} (for resuming to continue this task if needed)\n\n"
         f"<task_result>\n{outcome.text}\n</task_result>"
