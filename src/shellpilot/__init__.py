@@ -8,7 +8,10 @@ SDK, no tree-sitter, no asyncio and no pydantic (a test checks it in a fresh int
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # typing itself costs --version a few ms; type checkers read this name as True
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 
