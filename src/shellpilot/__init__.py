@@ -28,6 +28,7 @@ _ERRORS = (
     "PermissionError_",
     "PermissionRejected",
     "PermissionRequestNotFound",
+    "PermissionUnanalysed",
     "ProviderError",
     "ProviderNotConfigured",
     "SessionBusy",
@@ -45,6 +46,7 @@ _ERRORS = (
 
 _WHERE: dict[str, str] = {
     "AgentLoop": "shellpilot.session.loop",
+    "AskRequest": "shellpilot.permission.request",
     "Bus": "shellpilot.bus",
     "CommandRegistry": "shellpilot.command.registry",
     "Config": "shellpilot.config.model",
@@ -68,6 +70,7 @@ __all__ = [
     "Aborted",
     "AgentLoop",
     "AgentNotFound",
+    "AskRequest",
     "Bus",
     "CommandArgumentError",
     "CommandNotFound",
@@ -83,6 +86,7 @@ __all__ = [
     "PermissionRejected",
     "PermissionRequestNotFound",
     "PermissionService",
+    "PermissionUnanalysed",
     "ProviderError",
     "ProviderNotConfigured",
     "ScriptedModelServer",
@@ -141,6 +145,7 @@ if TYPE_CHECKING:
         PermissionError_,
         PermissionRejected,
         PermissionRequestNotFound,
+        PermissionUnanalysed,
         ProviderError,
         ProviderNotConfigured,
         SessionBusy,
@@ -155,6 +160,7 @@ if TYPE_CHECKING:
         UsageError,
         WorkdirNotFound,
     )
+    from shellpilot.permission.request import AskRequest
     from shellpilot.permission.service import PermissionService
     from shellpilot.process.runner import run
     from shellpilot.scanner.scan import scan

@@ -21,6 +21,7 @@ the boundary that meets them (provider/, storage/, process/runner.py).
     |   +-- PermissionDenied                      (permission, pattern)
     |   +-- PermissionRejected                    the user answered "reject"
     |   |   +-- PermissionCorrected               (feedback for the model)
+    |   +-- PermissionUnanalysed                  (permission, command, reasons)
     |   +-- PermissionRequestNotFound             (request_id)
     +-- SessionError                     exit 5
     |   +-- SessionNotFound                       (session_id)
@@ -237,6 +238,28 @@ class PermissionCorrected(PermissionRejected):
         self.feedback = feedback
 
 
+class PermissionUnanalysed(PermissionError_):
+    """A command the scanner could not analyse, under rules that deny some commands of the
+    permission, with nobody to ask: only a person may allow it (never ``--yes``).
+
+    ``reasons`` say what the scanner could not see; the message tells the model how to
+    go on (rewrite it as plain commands, or leave it to the user).
+    """
+
+    def __init__(self, permission: str, command: str, reasons: Sequence[str] = ()) -> None:
+        why = f" ({'; '.join(reasons)})" if reasons else ""
+        super().__init__(
+            f"This command could not be analysed{why}, and the user's rules deny some "
+            f'"{permission}" commands, so it cannot be checked against them; nobody is at a '
+            "terminal to approve it, so it was not run. Rewrite it as plain commands that can "
+            "be read without running them (literal command names; no eval, aliases, functions, "
+            "or scripts piped into a shell), or ask the user to run it."
+        )
+        self.permission = permission
+        self.command = command
+        self.reasons = tuple(reasons)
+
+
 class PermissionRequestNotFound(PermissionError_):
     """A reply named a permission request that is not pending."""
 
@@ -307,6 +330,7 @@ __all__ = [
     "PermissionError_",
     "PermissionRejected",
     "PermissionRequestNotFound",
+    "PermissionUnanalysed",
     "ProviderError",
     "ProviderNotConfigured",
     "SessionBusy",

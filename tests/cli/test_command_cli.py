@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from shellpilot.cli.app import app
+from shellpilot.permission.request import AskRequest
 
 runner = CliRunner()
 
@@ -132,7 +133,7 @@ def test_render_blocks_follow_rules_and_flags(project: Path) -> None:
     (project / "made").unlink()
     write(project / "shellpilot.json", json.dumps({"permission": {"bash": {"touch *": "deny"}}}))
     result = runner.invoke(app, [*args, "--yes"])
-    assert result.stdout.startswith('Made: [shell block not run: denied by rule for "touch made"]')
+    assert result.stdout.startswith('Made: [shell block not run: bash denied by rule for "touch made"]')
     assert result.exit_code == 4
     assert not (project / "made").exists()
 
@@ -153,24 +154,24 @@ async def test_terminal_ask_puts_open_asks_to_the_person(project: Path, tmp_path
     from shellpilot.bus import Bus
     from shellpilot.cli.command_cmd import TerminalAsk
     from shellpilot.errors import PermissionDenied, PermissionRejected
-    from shellpilot.permission import PermissionService, Rule
+    from shellpilot.permission import PermissionService, Rule, Verdict
 
     asked: list[tuple[str, list[str]]] = []
     answers = [True, False]
 
-    def person(permission: str, patterns: list[str], metadata: dict[str, object]) -> bool:
-        asked.append((permission, patterns))
+    def person(request: AskRequest, verdict: Verdict) -> bool:
+        asked.append((request.permission, list(verdict.needs)))
         return answers.pop(0)
 
     service = PermissionService(Bus(), tmp_path / "grants.json", project_dir=project)
     rules = [Rule("bash", "*", "ask", "default"), Rule("bash", "rm *", "deny", "config")]
     ask = TerminalAsk(service, rules, yes=False, confirm=person)
-    await ask("bash", ["touch a"], ["touch *"])
+    await ask(AskRequest("bash", ["touch a"], ["touch *"]))
     with pytest.raises(PermissionRejected):
-        await ask("bash", ["touch b"], ["touch *"])
+        await ask(AskRequest("bash", ["touch b"], ["touch *"]))
     with pytest.raises(PermissionDenied):
-        await ask("bash", ["rm x"], ["rm *"])
-    await ask("bash", ["ls"], ["ls *"], read_only=["ls"])  # read-only: no question
+        await ask(AskRequest("bash", ["rm x"], ["rm *"]))
+    await ask(AskRequest("bash", ["ls"], ["ls *"], read_only=["ls"]))  # read-only: no question
     assert asked == [("bash", ["touch a"]), ("bash", ["touch b"])]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -22,8 +22,10 @@ if TYPE_CHECKING:
     from shellpilot.command.registry import CommandRegistry
     from shellpilot.command.template import ExpandedPrompt
     from shellpilot.config.load import LoadedConfig
+    from shellpilot.permission.request import AskRequest
     from shellpilot.permission.rules import Rule
-    from shellpilot.permission.service import PermissionService
+    from shellpilot.permission.service import PermissionService, Verdict
+    from shellpilot.tool.gate import ShellPlan
 
 
 def _registry(directory: Path | None, trust: bool = False) -> tuple[CommandRegistry, LoadedConfig]:
@@ -123,14 +125,15 @@ def show_command(
     )
 
 
-Confirm = Callable[[str, list[str], dict[str, Any]], bool]
-"""``confirm(permission, patterns, metadata) -> bool``: a once-or-reject question to a person."""
+Confirm = Callable[["AskRequest", "Verdict"], bool]
+"""``confirm(request, verdict) -> bool``: a once-or-reject question to a person about the
+patterns ``verdict.needs`` of ``request``."""
 
 
-def _terminal_confirm(permission: str, patterns: list[str], metadata: dict[str, Any]) -> bool:
+def _terminal_confirm(request: AskRequest, verdict: Verdict) -> bool:
     from shellpilot.cli.permission_prompt import confirm
 
-    return confirm(permission, patterns, metadata)
+    return confirm(request, verdict)
 
 
 class TerminalAsk:
@@ -155,33 +158,21 @@ class TerminalAsk:
         self.confirm = confirm
         self.allow = tuple(allow)
 
-    async def __call__(
-        self,
-        permission: str,
-        patterns: Sequence[str],
-        always: Sequence[str],
-        metadata: Mapping[str, Any] | None = None,
-        read_only: Collection[str] = (),
-        *,
-        unanalysed: Collection[str] = (),
-    ) -> None:
+    async def __call__(self, request: AskRequest, /) -> None:
         from shellpilot.errors import PermissionDenied, PermissionRejected
 
-        verdict = self.service.check(permission, patterns, self.rules, read_only, unanalysed=unanalysed)
+        verdict = self.service.check(request, self.rules)
         if verdict.action == "deny":
-            raise PermissionDenied(permission, verdict.denied or "")
-        if verdict.action == "allow" or self.yes:
+            raise PermissionDenied(request.permission, verdict.denied or "")
+        if verdict.action == "allow" or (self.yes and not verdict.person_only):
             return
         if self.confirm is not None:
-            if self.confirm(permission, list(verdict.needs), dict(metadata or {})):
+            if self.confirm(request, verdict):
                 return
             raise PermissionRejected()  # the person said no
-        from shellpilot.cli.permission_prompt import no_terminal_reason
+        from shellpilot.cli.permission_prompt import refusal
 
-        unknown = bool((metadata or {}).get("unknown"))
-        raise PermissionRejected(
-            no_terminal_reason(permission, list(verdict.needs), list(always), self.allow, unknown=unknown)
-        )
+        raise refusal(request, verdict, self.allow)
 
 
 def _print_expanded(out: ExpandedPrompt, decisions: list[str]) -> None:
@@ -230,7 +221,7 @@ def render_command(
     from shellpilot.agent import AgentRegistry
     from shellpilot.bus import Bus
     from shellpilot.command.template import ExpandContext, expand
-    from shellpilot.paths import data_dir
+    from shellpilot.paths import data_dir, tool_output_dir
     from shellpilot.permission import PermissionService, Rule, grants_path, merge
 
     async def main() -> bool:
@@ -259,6 +250,7 @@ def render_command(
                 project_dir=registry.project_dir,
                 ask=ask,
                 config=loaded.config,
+                output_dir=tool_output_dir(data),
                 agents={a.name: a.mode for a in agents.agents()},
                 default_agent=agents.default().name,
                 run_shell=not no_shell,
@@ -269,7 +261,7 @@ def render_command(
             decisions: list[str] = []
             for block in out.blocks if no_shell else []:
                 refused = f"not run: {block.reason}" if block.status == "denied" else ""
-                decisions.append(f"!`{block.command}` -> {refused or _decision(service, rules, block.check)}")
+                decisions.append(f"!`{block.command}` -> {refused or _decision(service, rules, block.plan)}")
             _print_expanded(out, decisions)
             return any(block.status in ("denied", "rejected") for block in out.blocks)
 
@@ -278,20 +270,19 @@ def render_command(
         raise typer.Exit(4)
 
 
-def _decision(service: PermissionService, rules: list[Rule], check: Any) -> str:
-    if check is None:
+def _decision(service: PermissionService, rules: list[Rule], plan: ShellPlan | None) -> str:
+    """What the gate's asks for ``plan`` would get, without asking: the first ask that is
+    not allowed decides (``deny (..)``, ``ask (..)``), else ``allow``."""
+    if plan is None:
         return "unknown (the command could not be scanned)"
-    if check.dirs:
-        globs = [f"{d.rstrip('/')}/*" for d in check.dirs]
-        outside = service.check("external_directory", globs, rules)
-        if outside.action != "allow":
-            return f"{outside.action} (outside the project: {', '.join(check.dirs)})"
-    verdict = service.check("bash", check.patterns, rules, check.read_only)
-    if verdict.action == "deny":
-        return f"deny ({verdict.denied})"
-    if verdict.action == "ask":
-        return f"ask ({', '.join(verdict.needs)})"
-    return "allow" + (" (read-only)" if check.read_only else "")
+    for request in plan.asks():
+        verdict = service.check(request, rules)
+        where = f"{request.permission} " if request.permission != "bash" else ""
+        if verdict.action == "deny":
+            return f"deny ({where}{verdict.denied})"
+        if verdict.action == "ask":
+            return f"ask ({where}{', '.join(verdict.needs)})"
+    return "allow" + (" (read-only)" if plan.judged_read_only else "")
 
 
 def register(app: typer.Typer) -> None:

@@ -17,6 +17,7 @@ from shellpilot.config import LoadedConfig, load_config
 from shellpilot.errors import UsageError
 from shellpilot.paths import data_dir as resolve_data_dir
 from shellpilot.paths import store_path, tool_output_dir
+from shellpilot.session.recovery import recover
 from shellpilot.session.run_state import RunState
 from shellpilot.session.service import SessionService
 from shellpilot.storage.store import SessionStore
@@ -92,8 +93,10 @@ def open_context(
     ``directory`` is the project (default cwd); ``data_dir`` overrides
     ``$SHELLPILOT_DATA_DIR`` and the platform default; ``trust`` (``--trust``) applies the
     project's own config files whole (see ``config.load_config``). Loads config (ConfigError on a bad
-    file), opens the store (StorageError; crash recovery runs here) and removes spill
-    files older than ``tool_output.retention_days``.
+    file), opens the store (StorageError), runs start-up crash recovery once
+    (``session.recovery.recover``: commands a killed shellpilot left running are stopped,
+    its unfinished parts and messages marked interrupted) and removes spill files older
+    than ``tool_output.retention_days``.
     """
     project = project_dir_of(directory)
     loaded = load_config(
@@ -101,6 +104,11 @@ def open_context(
     )
     data = resolve_data_dir(data_dir)
     store = SessionStore(store_path(data))
+    try:
+        recover(store)
+    except BaseException:
+        store.close()
+        raise
     if clean_outputs:
         _clean_outputs(data, loaded.config.tool_output.retention_days)
     bus = Bus()

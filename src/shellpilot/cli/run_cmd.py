@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
@@ -21,12 +21,12 @@ from shellpilot.errors import Aborted, ShellpilotError, UsageError
 
 if TYPE_CHECKING:
     from shellpilot.cli.context import CliContext
+    from shellpilot.permission.request import Ask, AskRequest
     from shellpilot.permission.rules import Rule
     from shellpilot.permission.service import PermissionService
     from shellpilot.session.loop import AgentLoop
     from shellpilot.session.models import Session
     from shellpilot.session.turn import TurnResult
-    from shellpilot.tool.base import Ask
 
 EXIT_ABORTED = 130
 
@@ -135,32 +135,19 @@ class _NoTerminalReasons:
 
     def asker(self, session_id: str, ruleset: list[Rule]) -> Ask:
         """``service.asker`` with rejections relabelled while ``refusing()`` is true."""
-        from shellpilot.cli.permission_prompt import no_terminal_reason
+        from shellpilot.cli.permission_prompt import refusal
         from shellpilot.errors import PermissionRejected
 
         inner = self.service.asker(session_id, ruleset)
 
-        async def ask(
-            permission: str,
-            patterns: Sequence[str],
-            always: Sequence[str],
-            metadata: Mapping[str, Any] | None = None,
-            read_only: Collection[str] = (),
-            *,
-            unanalysed: Collection[str] = (),
-        ) -> None:
+        async def ask(request: AskRequest, /) -> None:
             try:
-                await inner(permission, patterns, always, metadata, read_only, unanalysed=unanalysed)
+                await inner(request)
             except PermissionRejected as exc:
                 if type(exc) is not PermissionRejected or not self.refusing():
                     raise
-                needs = self.service.check(
-                    permission, patterns, ruleset, read_only, unanalysed=unanalysed
-                ).needs
-                meta = metadata or {}
-                unknown = bool(meta.get("unknown") or meta.get("reasons"))
-                reason = no_terminal_reason(permission, needs, always, self.allowed, unknown=unknown)
-                raise PermissionRejected(reason) from None
+                verdict = self.service.check(request, ruleset)
+                raise refusal(request, verdict, self.allowed) from None
 
         return ask
 

@@ -10,12 +10,11 @@ from shellpilot.command.hints import hints
 from shellpilot.command.model import Command, CommandSource, PromptArgumentSpec
 from shellpilot.command.references import FileReference
 from shellpilot.command.registry import CommandRegistry
-from shellpilot.command.shellblocks import BlockCheck, BlockReport, BlockRun
+from shellpilot.command.shellblocks import BlockReport, BlockRun
 from shellpilot.command.substitution import substitute
 from shellpilot.command.template import ExpandContext, ExpandedPrompt, expand
 
 __all__ = [
-    "BlockCheck",
     "BlockReport",
     "BlockRun",
     "Command",

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from shellpilot.errors import PermissionCorrected, PermissionDenied, PermissionRejected
-from shellpilot.tool.base import Ask
+from shellpilot.permission.request import Ask, AskRequest
 
 # `@` not after a word character or a backtick (so e-mail addresses don't match), then
 # `"path with spaces"`, Gemini's `{path}`, or a bare run up to whitespace/backtick.
@@ -116,7 +116,7 @@ async def resolve_references(
     ``directory`` with a listing, else an agent name an agent reference; anything else
     stays text and yields a warning (OpenCode ignores it silently).
     A path that resolves (symlinks followed) outside ``project_dir`` is read only after
-    ``ask("external_directory", ["<dir>/*"], ...)`` allows it, like a shell block that
+    ``ask(AskRequest("external_directory", ["<dir>/*"], ...))`` allows it, like a shell block that
     touches that directory; denied or rejected (or no ``ask`` given), it stays text with
     a warning saying why and expansion goes on. Each glob is asked once per text.
     ``inside_project_only`` refuses outside paths without asking (text a remote MCP
@@ -164,7 +164,7 @@ async def _ask_outside(ask: Ask | None, glob: str, name: str, resolved: Path, or
     where = f" in {origin}" if origin else ""
     meta = {"command": f"@{name}", "path": str(resolved), "description": f"file reference{where}"}
     try:
-        await ask("external_directory", [glob], [glob], meta)
+        await ask(AskRequest("external_directory", [glob], [glob], meta))
     except PermissionDenied:
         return f'external_directory denied by rule for "{glob}"'
     except PermissionRejected as exc:

@@ -2,7 +2,9 @@
 
 Owns: config precedence. Order: user config dir ``shellpilot.json``, ``shellpilot.jsonc``;
 then the project's ``shellpilot.json(c)``; then ``<project>/.shellpilot/shellpilot.json(c)``.
-Objects merge key by key (deep); any other value is replaced. Project files are trusted only
+Objects merge key by key (deep); any other value is replaced, except permission rules: a
+project file's ``permission`` and ``agent.<name>.permission`` are kept apart
+(``Config.project_rules``) and may only tighten the user's. Project files are trusted only
 when the project is (see config/trust.py); from an untrusted one, keys that could run code or
 loosen prompts are dropped and listed in ``LoadedConfig.ignored``.
 """
@@ -18,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from shellpilot.config.model import Config
+from shellpilot.config.model import Config, ProjectRules
 from shellpilot.config.trust import env_trusts, listed_as_trusted, strip_untrusted
 from shellpilot.errors import ConfigError
 from shellpilot.paths import config_dir as default_config_dir
@@ -121,6 +123,27 @@ def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _take_rules(data: dict[str, Any], permission: list[Any], agents: dict[str, list[Any]]) -> dict[str, Any]:
+    """``data`` (one project file, already validated) without its permission rules, which
+    are appended to ``permission`` and ``agents[name]`` instead: project rules are kept
+    apart so that they can only tighten the user's (``ProjectRules``). Pure on ``data``."""
+    out = dict(data)
+    if out.get("permission") is not None:
+        permission.append(out.pop("permission"))
+    out.pop("permission", None)
+    section = out.get("agent")
+    if isinstance(section, dict):
+        kept: dict[str, Any] = {}
+        for name, entry in section.items():
+            if isinstance(entry, dict) and "permission" in entry:
+                entry = {k: v for k, v in entry.items() if k != "permission"}
+                if data["agent"][name]["permission"] is not None:
+                    agents.setdefault(name, []).append(data["agent"][name]["permission"])
+            kept[name] = entry
+        out["agent"] = kept
+    return out
+
+
 def config_files(project_dir: Path | None, user_dir: Path) -> list[Path]:
     """Existing config files in precedence order (earliest = weakest)."""
     candidates = [user_dir / name for name in CONFIG_NAMES]
@@ -193,6 +216,8 @@ def load_config(
     user_files = {user_dir / name for name in CONFIG_NAMES}
     trusted: bool | None = None if project is not None and not trust and not env_trusts(environ) else True
     ignored: list[str] = []
+    project_permission: list[Any] = []
+    project_agents: dict[str, list[Any]] = {}
     for file in files:
         try:
             text = file.read_text(encoding="utf-8")
@@ -209,10 +234,17 @@ def load_config(
             if not trusted:
                 data, dropped = strip_untrusted(data)
                 ignored += [f"{key} ({file})" for key in dropped]
+            data = _take_rules(data, project_permission, project_agents)
         merged = _deep_merge(merged, data)
     if inline:
         merged = _deep_merge(merged, inline)
     config = validate_config(merged, path=str(files[-1]) if files and not inline else None)
+    if project_permission or project_agents:
+        layers = ProjectRules(
+            permission=tuple(project_permission),
+            agent={name: tuple(values) for name, values in project_agents.items()},
+        )
+        config = config.with_project_rules(layers)
     if trusted is None:  # no project file was read: decide from the user files alone
         assert project is not None
         trusted = listed_as_trusted(project, merged.get("trusted_projects"))

@@ -13,6 +13,7 @@ from shellpilot.permission.events import (
 )
 from shellpilot.permission.grants import GrantStore, grants_path
 from shellpilot.permission.readonly import READ_ONLY_COMMANDS, is_read_only, plain_command_text
+from shellpilot.permission.request import Ask, AskRequest, allow_all
 from shellpilot.permission.rules import Action, Rule, evaluate, merge, rules_from_config
 from shellpilot.permission.service import PermissionService, Verdict, check
 from shellpilot.permission.wildcard import match
@@ -21,6 +22,8 @@ __all__ = [
     "POLICY",
     "READ_ONLY_COMMANDS",
     "Action",
+    "Ask",
+    "AskRequest",
     "GrantStore",
     "PermissionAsked",
     "PermissionReplied",
@@ -29,6 +32,7 @@ __all__ = [
     "Reply",
     "Rule",
     "Verdict",
+    "allow_all",
     "check",
     "default_rules",
     "evaluate",

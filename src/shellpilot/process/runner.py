@@ -94,6 +94,30 @@ class ShellResult:
         """True only for a shell that exited on its own with status 0."""
         return self.outcome is RunOutcome.EXITED and self.exit_code == 0
 
+    def part_metadata(self, scan: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The metadata of the tool part that recorded this command (every caller: the bash
+        tool, shell blocks, the user's shell): ``output`` (the last preview, else the
+        model-facing output), ``exit``, ``signal``, ``truncated``, ``output_path``,
+        ``spill_capped``, ``timed_out``, ``aborted``, ``total_bytes``, ``duration_ms`` (ms),
+        ``background_pids``, ``shell`` and ``scan`` (what the gate saw, when given)."""
+        metadata: dict[str, Any] = {
+            "output": self.preview or self.output,
+            "exit": self.exit_code,
+            "signal": self.signal,
+            "truncated": self.truncated,
+            "output_path": self.output_path,
+            "spill_capped": self.spill_capped,
+            "timed_out": self.timed_out,
+            "aborted": self.aborted,
+            "total_bytes": self.total_bytes,
+            "duration_ms": self.duration_ms,
+            "background_pids": list(self.background_pids),
+            "shell": self.shell,
+        }
+        if scan is not None:
+            metadata["scan"] = dict(scan)
+        return metadata
+
 
 def resolve_timeout(timeout_ms: int | None, cfg: ShellConfig) -> int:
     """The timeout to use in ms: ``timeout_ms`` or the configured default.

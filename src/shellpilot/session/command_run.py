@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from shellpilot.paths import tool_output_dir
 from shellpilot.session.history import render_file
 from shellpilot.session.models import AgentPart, FilePart, OutputFormat, Part, SubtaskPart, TextPart
 from shellpilot.session.request import read_attachment
@@ -48,7 +49,8 @@ async def run_command(
 ) -> TurnResult:
     """Run ``/name arguments`` in ``session_id``; the turn's result with expansion warnings.
 
-    Agent: the command's, else ``agent``, else the default. Model: the command's, else its
+    Agent: the command's, else ``agent``, else the default; its rules judge the command's
+    shell blocks (a ``plan`` command's ``!`touch x``` is denied ``edit``). Model: the command's, else its
     agent's, else ``model``, else the session's last, else the default. A subtask command
     posts a ``SubtaskPart`` (the user message keeps the caller's agent and model) that the
     loop runs through the ``task`` tool in a child session; its ``@file`` attachments are
@@ -63,10 +65,13 @@ async def run_command(
     loop.store.get_session(session_id)
     command = await commands.get(name)
     caller = loop.resolve_agent(agent)
+    # The command's shell blocks are judged by the rules of the agent that runs it.
+    judge = loop.resolve_agent(command.agent) if command.agent else caller
     ctx = ExpandContext(
         project_dir=loop.project_dir,
-        ask=loop.asker(session_id, caller),
+        ask=loop.asker(session_id, judge),
         config=loop.config,
+        output_dir=tool_output_dir(loop.data_dir),
         agents={a.name: a.mode for a in loop.agents.agents()},
         default_agent=caller.name,
     )

@@ -28,14 +28,17 @@ if TYPE_CHECKING:
 
 
 class LoopOps(Protocol):
-    """The loop as commands and subtasks see it: where the project is, whom to ask, how to
-    post a message and run the session on, and the stores those messages go to."""
+    """The loop as commands and subtasks see it: where the project and the data dir are, whom
+    to ask, how to post a message and run the session on, and the stores messages go to."""
 
     @property
     def project_dir(self) -> Path: ...
 
     @property
     def config(self) -> Config: ...
+
+    @property
+    def data_dir(self) -> Path: ...
 
     @property
     def agents(self) -> AgentRegistry: ...

@@ -1,7 +1,7 @@
 """The SQLite session store: sessions, messages, parts and session leases in one WAL file.
 
-Owns: SQL, crash recovery at open, coalescing of live part updates, sqlite3/OS errors as
-``StorageError``. Must not touch: the bus, terminals, processes (recovery uses storage.orphan).
+Owns: SQL, the records crash recovery reads and writes, coalescing of live part updates,
+sqlite3/OS errors as ``StorageError``. Must not touch: the bus, terminals, processes.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,6 @@ from shellpilot.session.models import (
     ToolPart,
     now_ms,
 )
-from shellpilot.storage import orphan as orphans
 from shellpilot.storage import owner as owners
 from shellpilot.storage.schema import SCHEMA, SCHEMA_VERSION
 
@@ -40,6 +40,18 @@ _PART: TypeAdapter[Part] = TypeAdapter(Part)
 
 INTERRUPTED = "interrupted"
 """Error text of a tool part whose process died while it ran (crash recovery)."""
+
+
+@dataclass(frozen=True)
+class Orphans:
+    """What dead processes left in the store: ``parts`` as ``(owner, part)`` (tool parts
+    still pending/running) and ``sessions`` whose lease a dead process holds."""
+
+    parts: list[tuple[str, ToolPart]] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.parts or self.sessions)
 
 
 def _part_status(part: Part) -> str | None:
@@ -54,12 +66,10 @@ class SessionStore:
       per ``live_interval_ms`` (default 250 ms) per part, the latest value wins, a pending
       value is flushed by a timer on the running event loop, and ``put_part`` (the final
       state) always writes.
-    - At open, pending/running parts whose owning process is dead become ``error``
-      "interrupted" (their live metadata, e.g. the output so far, kept), their assistant
-      message gets an ``Interrupted`` error, and dead processes' leases are dropped
-      (``recovered`` lists the part ids). A command such a part recorded in
-      ``metadata.process`` (``shell.process_group.process_record``) that still runs as that same
-      process is killed with its group first (``metadata.interrupted.killed``).
+    - Opening never changes or signals anything beyond the schema. Crash recovery is a
+      session-layer step run once at start-up (``session.recovery.recover``): it reads
+      ``orphans()`` (work of dead processes), stops their commands, then
+      ``mark_interrupted``.
     - sqlite3 and OS errors raise ``StorageError`` naming the file. Thread-safe (one lock).
     """
 
@@ -82,7 +92,6 @@ class SessionStore:
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA foreign_keys = ON")
             self._migrate(db)
-        self.recovered: list[str] = self.recover()
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -388,35 +397,46 @@ class SessionStore:
 
     # -- crash recovery -----------------------------------------------------------------
 
-    def recover(self) -> list[str]:
-        """Mark parts left pending/running by dead processes as interrupted; returns their ids."""
+    def orphans(self) -> Orphans:
+        """What processes that died left behind (read only; nothing is changed or signalled):
+        pending/running tool parts whose owner is dead, and sessions whose lease a dead
+        process holds. ``session.recovery.recover`` stops their commands, then calls
+        ``mark_interrupted``."""
         rows = self._read(
             "find interrupted parts",
             "SELECT id, owner, body FROM part WHERE status IN ('pending', 'running')",
         )
-        dead = [row for row in rows if row[1] != self._owner and not owners.is_alive(row[1])]
-        leases = self._read("read leases", "SELECT session_id, owner FROM lease")
-        dead_leases = [row[0] for row in leases if row[1] != self._owner and not owners.is_alive(row[1])]
-        if not dead and not dead_leases:
-            return []
-        # The command of a dead owner may still run (it has its own process group): stop it
-        # first, outside the transaction, if its record shows it is still that process.
-        parts = [(part_id, owner, _PART.validate_json(body)) for part_id, owner, body in dead]
-        killed = {
-            part_id
-            for part_id, _, part in parts
+        parts = [
+            (str(owner), part)
+            for _, owner, body in rows
+            if owner != self._owner and not owners.is_alive(owner)
+            for part in (_PART.validate_json(body),)
             if isinstance(part, ToolPart)
-            and orphans.stop_orphan(getattr(part.state, "metadata", {}).get("process"))
-        }
+        ]
+        leases = self._read("read leases", "SELECT session_id, owner FROM lease")
+        sessions = [str(row[0]) for row in leases if row[1] != self._owner and not owners.is_alive(row[1])]
+        return Orphans(parts, sessions)
+
+    def mark_interrupted(self, orphans: Orphans, killed: Collection[str] = ()) -> list[str]:
+        """Close what ``orphans`` found, in one transaction; returns the part ids marked.
+
+        Each part becomes ``error`` "interrupted" (live metadata such as the output so far
+        kept, plus ``metadata.interrupted = {"owner", "killed"}``, ``killed``: its id is in
+        ``killed``) unless another process already settled it; its assistant message, and
+        every unfinished assistant message of a session whose dead lease is dropped (a run
+        killed before the model's first reply), gets ``completed_ms`` and an
+        ``Interrupted`` error.
+        """
         end = now_ms()
         done: list[str] = []
         with self._tx("recover interrupted parts") as db:
-            for part_id, owner, part in parts:
-                if not isinstance(part, ToolPart):
-                    continue
+            for owner, part in orphans.parts:
+                row = db.execute("SELECT owner FROM part WHERE id=?", (part.id,)).fetchone()
+                if row is None or row[0] != owner:
+                    continue  # deleted, or settled by someone else meanwhile
                 state = part.state
                 metadata = dict(getattr(state, "metadata", {}))
-                metadata["interrupted"] = {"owner": owner, "killed": part_id in killed}
+                metadata["interrupted"] = {"owner": owner, "killed": part.id in killed}
                 failed = ToolFailed(
                     input=state.input,
                     error=INTERRUPTED,
@@ -428,11 +448,16 @@ class SessionStore:
                 fixed = part.model_copy(update={"state": failed})
                 db.execute(
                     "UPDATE part SET status='error', owner=NULL, body=? WHERE id=?",
-                    (fixed.model_dump_json(), part_id),
+                    (fixed.model_dump_json(), part.id),
                 )
                 self._interrupt_message(db, part.message_id, end)
-                done.append(part_id)
-            for session_id in dead_leases:
+                done.append(part.id)
+            for session_id in orphans.sessions:
+                rows = db.execute(
+                    "SELECT id FROM message WHERE session_id=? AND role='assistant'", (session_id,)
+                ).fetchall()
+                for (message_id,) in rows:
+                    self._interrupt_message(db, message_id, end)
                 db.execute("DELETE FROM lease WHERE session_id=?", (session_id,))
         return done
 
@@ -464,4 +489,4 @@ def export_json(session: Session, messages: list[MessageWithParts]) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
-__all__ = ["INTERRUPTED", "SessionStore", "export_json"]
+__all__ = ["INTERRUPTED", "Orphans", "SessionStore", "export_json"]
