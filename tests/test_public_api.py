@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -42,6 +43,18 @@ def test_the_embedders_names_are_public() -> None:
     from shellpilot.scanner.scan import scan
 
     assert shellpilot.scan is scan
+
+
+@pytest.mark.parametrize("package", ["shellpilot.permission"])
+def test_a_lazy_package_face_resolves_every_name_and_loads_only_what_is_used(package: str) -> None:
+    module = importlib.import_module(package)
+    assert sorted(module.__all__) == sorted(set(module.__all__))
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+    assert set(module.__all__) <= set(dir(module))
+    loaded = _modules_after(f"from {package} import AskRequest")
+    assert "shellpilot.permission.request" in loaded
+    assert "shellpilot.permission.service" not in loaded and "shellpilot.permission.readonly" not in loaded
 
 
 def test_unknown_names_raise_attribute_error() -> None:
