@@ -1,4 +1,5 @@
-"""Command system speed: registry load of 1,000 markdown files, expansion of a 12-placeholder template.
+"""Command system speed: registry load of 1,000 markdown files (shellpilot and Claude Code
+layouts), expansion of a 12-placeholder template.
 
 Run: ``.venv/bin/python benchmarks/commands.py``. Targets: load < 300 ms,
 expansion < 1 ms (no shell blocks). Prints figures and the ratio to each target.
@@ -37,6 +38,21 @@ def make_files(root: Path) -> None:
             f"Do task {i} with $1 and $2, then $ARGUMENTS.\n" * 3,
             encoding="utf-8",
         )
+
+
+CLAUDE_BODY = (
+    "---\ndescription: Review a PR\nallowed-tools: Bash(gh pr view:*), Bash(git diff:*)\n"
+    "argument-hint: [pr-number]\n---\n"
+    "Review PR #$1. Context: !`gh pr view $1`\n\n"
+    "```sql\nSELECT * FROM t WHERE id = $1;\n```\n- `#REF!`: bad cell\n- Price: $5,000\n" * 3
+)
+
+
+def make_claude_files(root: Path) -> None:
+    for i in range(FILES):
+        folder = root / ".claude" / "commands" / f"group{i % 20}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"cmd{i}.md").write_text(CLAUDE_BODY, encoding="utf-8")
 
 
 def bench_load(root: Path, rounds: int = 5) -> list[float]:
@@ -80,6 +96,10 @@ def main() -> None:
         root = Path(tmp)
         make_files(root)
         report(f"registry load, {FILES} markdown files", bench_load(root), LOAD_TARGET_MS)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        make_claude_files(root)
+        report(f"registry load, {FILES} Claude Code files", bench_load(root), LOAD_TARGET_MS)
         pure, full = asyncio.run(bench_expand(root))
         report("substitute, 12 placeholders", pure, EXPAND_TARGET_MS)
         report("expand (incl. @refs), 12 placeholders", full, EXPAND_TARGET_MS)

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from shellpilot.cli.app import app
+from shellpilot.command.syntax import describe
 from shellpilot.permission.request import AskRequest
 
 runner = CliRunner()
@@ -49,8 +50,8 @@ def test_list_json(project: Path) -> None:
     data = json.loads(result.stdout)
     assert data["warnings"] == []
     by_name = {c["name"]: c for c in data["commands"]}
-    assert set(by_name) == {"g/x", "init", "review"}
-    assert by_name["g/x"]["hints"] == ["{{args}}"] and by_name["g/x"]["aliases"] == ["g:x"]
+    assert set(by_name) == {"g:x", "init", "review"}  # Gemini's own dir:name spelling
+    assert by_name["g:x"]["hints"] == ["{{args}}"] and by_name["g:x"]["aliases"] == ["g/x"]
     assert by_name["review"]["subtask"] is True and by_name["review"]["origin"] == "builtin"
 
 
@@ -67,8 +68,9 @@ def test_show(project: Path) -> None:
         f"origin: {project / '.claude' / 'commands' / 'ship.md'}",
         "description: Push $1 now",
         "argument_hint: [branch]",
+        f"rules: {describe('claude-legacy')}",
         "hints: $1",
-        "allowed-tools (shown only, never pre-approved): Bash(git push:*)",
+        "allowed-tools (allowed while this command's turn runs): Bash(git push:*) -> bash 'git push *'",
         "",
         "Push $1 now",
     ]
@@ -211,3 +213,25 @@ def test_render_refuses_a_block_with_a_metacharacter_argument(project: Path) -> 
     assert result.exit_code == 4 and not (project / "p").exists()
     result = runner.invoke(app, [*args, "--no-shell"])
     assert "!`echo $1` -> not run: argument $1 contains shell metacharacters" in result.stdout.splitlines()
+
+
+def test_show_a_skill_with_its_written_name_model_and_tools(project: Path) -> None:
+    write(
+        project / ".claude" / "skills" / "plugin-settings" / "SKILL.md",
+        "---\nname: Plugin Settings\nmodel: sonnet\nallowed-tools: Read, Bash(cat .claude/*.local.md)\n"
+        "disallowed-tools: Bash(rm:*)\n---\nRead the settings for $0.\n",
+    )
+    result = runner.invoke(app, ["command", "show", "plugin-settings", "--dir", str(project)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["name: plugin-settings", "display_name: Plugin Settings", "source: skill"]
+    assert (
+        "model: sonnet (no configured provider can run it: the session's model is used; -m overrides it)"
+        in lines
+    )
+    assert f"rules: {describe('claude')}" in lines
+    assert (
+        "allowed-tools (allowed while this command's turn runs): Read (not a shellpilot tool), "
+        "Bash(cat .claude/*.local.md) -> bash 'cat .claude/*.local.md'"
+    ) in lines
+    assert "disallowed-tools (denied while this command's turn runs): Bash(rm:*) -> bash 'rm *'" in lines

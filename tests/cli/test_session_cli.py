@@ -54,8 +54,8 @@ def repo(tmp_path: Path) -> Path:
     return path
 
 
-def _session_ids() -> list[str]:
-    db = sqlite3.connect(Path(os.environ["SHELLPILOT_DATA_DIR"]) / "shellpilot.db")
+def _session_ids(data: Path | None = None) -> list[str]:
+    db = sqlite3.connect((data or Path(os.environ["SHELLPILOT_DATA_DIR"])) / "shellpilot.db")
     try:
         return [row[0] for row in db.execute("SELECT id FROM session ORDER BY id")]
     finally:
@@ -135,7 +135,8 @@ def test_titles_and_text_with_rich_markup_are_shown_literally(repo: Path) -> Non
         listed = _sp(*args, cwd=repo)
         assert listed.returncode == 0, listed.stderr
         assert "[bold]x[/bold] [/]" in listed.stdout
-        assert "review changes [commit|branch|pr], [red]then[/red] summarise" in listed.stdout
+    everything = _sp("session", "list", "--all", cwd=repo).stdout  # the child is listed with --all
+    assert "review changes [commit|branch|pr], [red]then[/red] summarise" in everything
     shown = _sp("session", "show", parent, cwd=repo)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.count("[bold]x[/bold] [/]") >= 2  # the title, the command and its output
@@ -166,3 +167,63 @@ def test_show_and_list_never_print_a_stored_escape_raw(repo: Path) -> None:
     assert "ab c red␍end␇" in text  # stored output: sequences removed, other controls shown
     listed = _sp("session", "list", cwd=repo)
     assert b"\x1b" not in listed.stdout_bytes and "title" in listed.stdout
+
+
+def test_list_shows_top_level_sessions_with_a_subtask_count_and_all_shows_children(repo: Path) -> None:
+    from shellpilot.paths import store_path
+    from shellpilot.session.models import Session
+    from shellpilot.storage.store import SessionStore
+
+    assert _sp("shell", "echo parent", cwd=repo).returncode == 0
+    (parent,) = _session_ids()
+    store = SessionStore(store_path(Path(os.environ["SHELLPILOT_DATA_DIR"])))
+    try:
+        children = [
+            Session(project_dir=str(repo.resolve()), title=f"child-task-{n}", parent_id=parent)
+            for n in (1, 2)
+        ]
+        for child in children:
+            store.put_session(child)
+    finally:
+        store.close()
+    listed = _sp("session", "list", cwd=repo)
+    assert listed.returncode == 0, listed.stderr
+    assert "subtasks" in listed.stdout
+    assert "child-task" not in listed.stdout and children[0].id not in listed.stdout
+    row = next(line for line in listed.stdout.splitlines() if parent in line)
+    cells = [cell.strip() for cell in row.strip("│ ").split("│")]
+    assert cells[0] == parent and cells[-2:] == ["2", "2"]  # 2 messages, 2 subtask sessions
+    everything = _sp("session", "list", "--all", cwd=repo)
+    assert everything.returncode == 0, everything.stderr
+    for child in children:
+        line = next(line for line in everything.stdout.splitlines() if child.id in line)
+        assert parent in line  # the parent column names where a child came from
+
+
+def test_reading_commands_work_on_a_read_only_data_dir_and_writing_ones_say_what_to_do(
+    repo: Path, tmp_path: Path, make_read_only: Any
+) -> None:
+    data = tmp_path / "ro-data"
+    assert _sp("shell", "--data-dir", str(data), "echo kept-output", cwd=repo).returncode == 0
+    (sid,) = _session_ids(data)
+    assert not list(data.glob("*-wal")) and not list(data.glob("*-shm"))  # closed cleanly
+    make_read_only(data)
+    listed = _sp("session", "list", "--data-dir", str(data), cwd=repo)
+    assert listed.returncode == 0, listed.stderr
+    assert sid in listed.stdout
+    shown = _sp("session", "show", "--data-dir", str(data), sid, cwd=repo)
+    assert shown.returncode == 0, shown.stderr
+    assert "kept-output" in shown.stdout
+    exported = _sp("session", "export", "--data-dir", str(data), sid, cwd=repo)
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads(exported.stdout)["session"]["id"] == sid
+    refused = _sp("shell", "--data-dir", str(data), "echo new", cwd=repo)
+    assert refused.returncode == 6 and "Traceback" not in refused.stderr
+    assert "read-only" in refused.stderr and str(data) in refused.stderr
+    assert "--data-dir" in refused.stderr and "SHELLPILOT_DATA_DIR" in refused.stderr
+    assert "new" not in refused.stdout  # nothing ran
+    empty = tmp_path / "ro-empty"
+    empty.mkdir()
+    make_read_only(empty)
+    nothing = _sp("session", "list", "--data-dir", str(empty), cwd=repo)
+    assert nothing.returncode == 0 and "No sessions" in nothing.stdout

@@ -127,7 +127,8 @@ def test_escaped_block_is_literal() -> None:
 @pytest.mark.parametrize(
     ("template", "expected"),
     [
-        ("$10 $2 $1 $2 $ARGUMENTS", ["$1", "$2", "$10", "$ARGUMENTS"]),
+        ("$10 $2 $1 $2 $3 $ARGUMENTS", ["$1", "$2", "$3", "$ARGUMENTS"]),  # $10 breaks the run
+        ("$3 $2 $1 $2 $4 $5 $6 $7 $8 $9 $10", [f"${n}" for n in range(1, 11)]),
         ("$0 only", []),
         (TWELVE, [f"${n}" for n in range(1, 13)]),
         ("nothing", []),
@@ -220,10 +221,10 @@ async def test_blocks_run_in_document_order(project: Path) -> None:
 
 async def test_escaped_block_does_not_run(project: Path) -> None:
     ask = Recorder()
-    out = await expand(cmd("Literal \\!`touch x` and !{echo brace}"), "", ctx_for(project, ask))
-    assert out.text == "Literal !`touch x` and brace"
-    assert [c[1] for c in ask.calls] == [["echo brace"]]
-    assert not (project / "x").exists()
+    out = await expand(cmd("Literal \\!`touch x` and !{touch y} then !`echo ran`"), "", ctx_for(project, ask))
+    assert out.text == "Literal !`touch x` and !{touch y} then ran"  # markdown has no !{...} blocks
+    assert [c[1] for c in ask.calls] == [["echo ran"]]
+    assert not (project / "x").exists() and not (project / "y").exists()
 
 
 @pytest.mark.parametrize(
@@ -466,7 +467,6 @@ def test_join_arguments_round_trips(words: list[str], text: str) -> None:
         ("!`cat <<EOF\n$1\nEOF\n`", "$(touch P)", "$1"),
         ('!`echo "$(echo $1)"`', '"; touch P; "', "$1"),
         ("!`echo $'$1'`", "\\'; touch P; #", "$1"),
-        ("!`echo \\$1`", "x}; touch P; #", "$1"),
         ("!`echo hi # $1`", "x\ntouch P #", "$1"),
         ("!`echo hi # $ARGUMENTS`", "x\ntouch P #", "$ARGUMENTS"),
     ],
@@ -482,6 +482,17 @@ async def test_injected_arguments_never_run(
     assert out.warnings == [f"shell block not run: argument {placeholder} contains shell metacharacters"]
     assert out.text == f"Out: {template} end"
     assert ask.calls == []
+
+
+async def test_an_escaped_dollar_in_a_block_is_the_shells(project: Path) -> None:
+    from shellpilot.command.arguments import join_arguments
+
+    ask = allow_all_recorder()
+    out = await expand(
+        cmd("Out: !`echo \\$1` end"), join_arguments(["x}; touch P; #"]), ExpandContext(project, ask=ask)
+    )
+    assert not (project / "P").exists()
+    assert out.text == 'Out: $1 end\n\n"x}; touch P; #"' and out.warnings == []  # no placeholder: appended
 
 
 @pytest.mark.parametrize("value", ["HEAD~1", "feature/x", "123", "v1.2.3", "a=b,c:d+e@f%g_h-i"])

@@ -11,7 +11,6 @@ import pytest
 
 from shellpilot.bus import Bus, Event
 from shellpilot.errors import (
-    ConfigError,
     PermissionCorrected,
     PermissionDenied,
     PermissionRejected,
@@ -350,15 +349,17 @@ async def test_asker_is_a_tool_context_ask(h: Harness, project: Path) -> None:
     await _done(task)
 
 
-def test_a_broken_grants_file_is_a_config_error(tmp_path: Path) -> None:
+def test_a_broken_grants_file_is_set_aside_with_a_warning(tmp_path: Path) -> None:
     path = tmp_path / "grants.json"
     path.write_text('{"version": 1,\n "grants": [}')
-    with pytest.raises(ConfigError) as caught:
-        PermissionService(Bus(), path)
-    assert str(path) in str(caught.value) and caught.value.line == 2
+    service = PermissionService(Bus(), path)
+    assert service.grants == [] and not path.exists()
+    [warning] = service.grant_warnings
+    assert warning.startswith(f"{path}:2: ") and "not valid JSON" in warning
     path.write_text('{"grants": [{"permission": 1}]}')
-    with pytest.raises(ConfigError):
-        PermissionService(Bus(), path)
+    [warning] = PermissionService(Bus(), path).grant_warnings
+    assert "bad grant entry" in warning
+    assert len(list(tmp_path.glob("grants.json.broken-*"))) == 2  # both kept, neither emptied
 
 
 async def test_an_unwritable_grants_file_keeps_the_request_pending(tmp_path: Path) -> None:

@@ -160,3 +160,32 @@ def test_store_uses_wal_and_counts_writes(store: SessionStore) -> None:
     assert store.writes - before == 5
     db = sqlite3.connect(store.path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_list_top_level_only_with_child_counts(store: SessionStore) -> None:
+    parent = Session(project_dir="/a")
+    store.put_session(parent)
+    kids = [Session(project_dir="/a", parent_id=parent.id) for _ in range(3)]
+    for kid in kids:
+        store.put_session(kid)
+    grandchild = Session(project_dir="/a", parent_id=kids[0].id)
+    store.put_session(grandchild)
+    [top] = store.list_sessions("/a", top_level=True)
+    assert top.session.id == parent.id and top.child_count == 3
+    everything = {s.session.id: s.child_count for s in store.list_sessions("/a")}
+    assert everything == {parent.id: 3, kids[0].id: 1, kids[1].id: 0, kids[2].id: 0, grandchild.id: 0}
+
+
+def test_a_read_only_store_reads_and_refuses_writes_saying_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with SessionStore(path) as store:
+        session = Session(project_dir="/a")
+        store.put_session(session)
+    with SessionStore(path, read_only=True) as reader:
+        assert reader.get_session(session.id).id == session.id
+        assert [s.session.id for s in reader.list_sessions()] == [session.id]
+        with pytest.raises(StorageError, match=r"read-only.*--data-dir DIR or the SHELLPILOT_DATA_DIR"):
+            reader.put_session(Session(project_dir="/b"))
+    with SessionStore(tmp_path / "missing.db", read_only=True) as empty:
+        assert empty.list_sessions() == []
+    assert not (tmp_path / "missing.db").exists()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from shellpilot.cli.options import DirOption, TrustOption
+from shellpilot.cli.options import PASS_THROUGH, DirOption, PassThroughCommand, TrustOption
 
 if TYPE_CHECKING:
     from shellpilot.command.model import Command
@@ -52,8 +52,10 @@ def _warn_all(registry: CommandRegistry) -> None:
 def _as_dict(command: Command) -> dict[str, Any]:
     return {
         "name": command.name,
+        "display_name": command.display_name,
         "source": command.source,
         "origin": command.origin,
+        "syntax": command.syntax,
         "description": command.description,
         "hints": command.hints,
         "agent": command.agent,
@@ -62,7 +64,49 @@ def _as_dict(command: Command) -> dict[str, Any]:
         "argument_hint": command.argument_hint,
         "aliases": command.aliases,
         "arguments": [a.model_dump() for a in command.arguments],
+        "named_arguments": command.named_arguments,
+        "allowed_tools": command.allowed_tools,
+        "disallowed_tools": command.disallowed_tools,
     }
+
+
+def _model_note(command: Command, loaded: LoadedConfig) -> str:
+    """``model: X`` and where it runs (``-> provider/model``, or the session's model)."""
+    import os
+
+    from shellpilot.provider.registry import ProviderRegistry
+
+    assert command.model is not None
+    resolved, _ = ProviderRegistry(loaded.config, env=os.environ).command_model(command.model, note=False)
+    where = (
+        f"runs on {resolved}"
+        if resolved
+        else "no configured provider can run it: the session's model is used"
+    )
+    return f"model: {command.model} ({where}; -m overrides it)"
+
+
+def _tool_lines(command: Command) -> list[str]:
+    """What ``allowed-tools`` / ``disallowed-tools`` do for this command's turn."""
+    from shellpilot.command.toolrules import bash_pattern
+
+    lines: list[str] = []
+    for key, specs, verb in (
+        ("allowed-tools", command.allowed_tools, "allowed"),
+        ("disallowed-tools", command.disallowed_tools, "denied"),
+    ):
+        if not specs:
+            continue
+        shown = []
+        for spec in specs:
+            pattern = bash_pattern(spec, command)
+            shown.append(f"{spec} -> bash {pattern!r}" if pattern else f"{spec} (not a shellpilot tool)")
+        if verb == "allowed" and not command.trusted:
+            scope = "ignored: the project is not trusted"
+        else:
+            scope = f"{verb} while this command's turn runs"
+        lines.append(f"{key} ({scope}): " + ", ".join(shown))
+    return lines
 
 
 def list_commands(
@@ -98,23 +142,32 @@ def show_command(
     directory: DirOption = None,
     trust: TrustOption = False,
 ) -> None:
-    """Show a command's metadata and raw template."""
+    """Show a command's metadata, the rules its template is expanded with, and the raw template."""
 
-    async def load() -> Command:
-        registry, _ = _registry(directory, trust)
+    async def load() -> tuple[Command, LoadedConfig]:
+        registry, loaded = _registry(directory, trust)
         async with registry:
-            return await registry.get(name)
+            return await registry.get(name), loaded
 
-    command = asyncio.run(load())
+    from shellpilot.command.syntax import describe
+
+    command, loaded = asyncio.run(load())
     fields = _as_dict(command)
-    for key in ("name", "source", "origin", "description", "agent", "model", "subtask", "argument_hint"):
+    for key in ("name", "display_name", "source", "origin", "description", "agent"):
         if fields[key] is not None:
             typer.echo(f"{key}: {fields[key]}")
-    for key in ("hints", "aliases"):
+    if command.model:
+        typer.echo(_model_note(command, loaded))
+    for key in ("subtask", "argument_hint"):
+        if fields[key] is not None:
+            typer.echo(f"{key}: {fields[key]}")
+    if not command.is_lazy:
+        typer.echo(f"rules: {describe(command.syntax)}")
+    for key in ("hints", "aliases", "named_arguments"):
         if fields[key]:
             typer.echo(f"{key}: {' '.join(fields[key])}")
-    if command.allowed_tools:
-        typer.echo("allowed-tools (shown only, never pre-approved): " + ", ".join(command.allowed_tools))
+    for line in _tool_lines(command):
+        typer.echo(line)
     for spec in command.arguments:
         need = "required" if spec.required else "optional"
         typer.echo(f"argument {spec.name} ({need})" + (f": {spec.description}" if spec.description else ""))
@@ -209,18 +262,25 @@ def render_command(
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Allow every shell block no rule denies.")] = False,
     allow: Annotated[
-        list[str] | None, typer.Option("--allow", help="Allow shell commands matching PATTERN (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--allow", metavar="PATTERN", help="Allow shell commands matching PATTERN (repeatable)."
+        ),
     ] = None,
     directory: DirOption = None,
     trust: TrustOption = False,
 ) -> None:
     """Print the prompt a command expands to, as the model would receive it.
 
-    Exits 4 (after printing) when a shell block was denied or not allowed.
+    Words after NAME are the command's, including ones that start with - (put -- before
+    them to pass one of these options on). The command's allowed-tools apply to its
+    shell blocks. Exits 4 (after printing) when a shell block was denied or not allowed.
     """
     from shellpilot.agent import AgentRegistry
     from shellpilot.bus import Bus
+    from shellpilot.cli.render import print_warning
     from shellpilot.command.template import ExpandContext, expand
+    from shellpilot.command.toolrules import turn_rules
     from shellpilot.paths import data_dir, tool_output_dir
     from shellpilot.permission import PermissionService, Rule, grants_path, merge
 
@@ -239,9 +299,15 @@ def render_command(
                     for pattern in allow
                 ]
                 rules = merge(rules, granted)
+            scoped = turn_rules(command)
+            rules = merge(rules, scoped.rules)
+            for note in scoped.warnings:
+                print_warning(note)
             service = PermissionService(
                 Bus(), grants_path(data, registry.project_dir), project_dir=registry.project_dir
             )
+            for warning in service.grant_warnings:
+                sys.stderr.write(f"warning: {warning}\n")
             interactive = sys.stdin.isatty() and sys.stderr.isatty()
             ask = TerminalAsk(
                 service, rules, yes=yes, confirm=_terminal_confirm if interactive else None, allow=allow or ()
@@ -290,5 +356,5 @@ def register(app: typer.Typer) -> None:
     command_app = typer.Typer(help="List, show and render slash commands.", no_args_is_help=True)
     command_app.command("list")(list_commands)
     command_app.command("show")(show_command)
-    command_app.command("render")(render_command)
+    command_app.command("render", cls=PassThroughCommand, context_settings=PASS_THROUGH)(render_command)
     app.add_typer(command_app, name="command")

@@ -109,6 +109,7 @@ async def resolve_references(
     exclude: Sequence[tuple[int, int]] = (),
     inside_project_only: bool = False,
     origin: str = "",
+    own_dirs: Sequence[Path] = (),
 ) -> References:
     """Resolve each distinct ``@name`` of ``text`` once, in document order.
 
@@ -120,10 +121,12 @@ async def resolve_references(
     touches that directory; denied or rejected (or no ``ask`` given), it stays text with
     a warning saying why and expansion goes on. Each glob is asked once per text.
     ``inside_project_only`` refuses outside paths without asking (text a remote MCP
-    server wrote).
+    server wrote). A path that resolves inside one of ``own_dirs`` (a trusted command's
+    own folder: ``@${CLAUDE_SKILL_DIR}/reference.md``) is read without asking.
     """
     result = References()
     project = project_dir.resolve()
+    owned = [d.resolve() for d in own_dirs]
     decided: dict[str, str | None] = {}
     for name in find_references(text, exclude):
         path = resolve_path(name, project_dir, home)
@@ -133,7 +136,8 @@ async def resolve_references(
         except (OSError, ValueError):
             is_dir = is_file = False
             resolved = path
-        if (is_dir or is_file) and not resolved.is_relative_to(project):
+        inside = resolved.is_relative_to(project) or any(resolved.is_relative_to(d) for d in owned)
+        if (is_dir or is_file) and not inside:
             refusal = "refused for text an MCP server wrote" if inside_project_only else None
             if refusal is None:
                 glob = _outside_glob(resolved, is_dir)

@@ -11,7 +11,6 @@ loosen prompts are dropped and listed in ``LoadedConfig.ignored``.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from shellpilot.config.jsonc import read_jsonc
 from shellpilot.config.model import Config, ProjectRules
 from shellpilot.config.trust import env_trusts, listed_as_trusted, strip_untrusted
 from shellpilot.errors import ConfigError
@@ -54,63 +54,6 @@ class LoadedConfig:
             if (self.config_dir / name).is_file():
                 return self.config_dir / name
         return self.config_dir / CONFIG_NAMES[0]
-
-
-def _strip_jsonc(text: str) -> str:
-    """Remove ``//`` and ``/* */`` comments and trailing commas, keeping line numbers."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    in_str = False
-    while i < n:
-        ch = text[i]
-        if in_str:
-            out.append(ch)
-            if ch == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if ch == '"':
-                in_str = False
-            i += 1
-            continue
-        if ch == '"':
-            in_str = True
-            out.append(ch)
-            i += 1
-        elif text.startswith("//", i):
-            while i < n and text[i] != "\n":
-                i += 1
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            out.append("\n" * text.count("\n", i, end))
-            i = end
-        elif ch == ",":
-            j = i + 1
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] in "}]":
-                i += 1  # trailing comma
-            else:
-                out.append(ch)
-                i += 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
-
-
-def parse_jsonc(text: str, *, path: str | None = None) -> Any:
-    """Parse JSON that may hold comments and trailing commas.
-
-    Raises ConfigError with ``path`` and the 1-based ``line`` of the syntax error.
-    """
-    try:
-        return json.loads(_strip_jsonc(text))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno
-        ) from None
 
 
 def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -206,7 +149,8 @@ def load_config(
     ``config.trust.strip_untrusted`` are dropped and listed in ``ignored`` (as VS Code's
     workspace trust or ``direnv allow`` do).
 
-    Raises ConfigError (path, line) for unreadable files, bad JSON or invalid values.
+    Raises ConfigError (path, line) for unreadable files, text that is not UTF-8, bad JSON
+    (or nested over ``jsonc.MAX_DEPTH`` levels) or invalid values.
     """
     user_dir = default_config_dir(config_dir)
     project = Path(project_dir).resolve() if project_dir is not None else None
@@ -219,11 +163,7 @@ def load_config(
     project_permission: list[Any] = []
     project_agents: dict[str, list[Any]] = {}
     for file in files:
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read: {exc.strerror}", path=str(file)) from None
-        data = parse_jsonc(text, path=str(file))
+        text, data = read_jsonc(file)
         if not isinstance(data, dict):
             raise ConfigError("the config must be a JSON object", path=str(file))
         validate_config(data, path=str(file), text=text)  # errors point at the file and line

@@ -16,7 +16,7 @@ from shellpilot.errors import ConfigError
 from shellpilot.permission.wildcard import has_wildcard, literal_count, match
 
 Action = Literal["allow", "ask", "deny"]
-Source = Literal["default", "config", "agent", "grant", "project", "none"]
+Source = Literal["default", "config", "agent", "grant", "project", "command", "none"]
 
 ACTIONS: tuple[Action, ...] = get_args(Action)
 _SEVERITY: dict[Action, int] = {"allow": 0, "ask": 1, "deny": 2}
@@ -31,8 +31,10 @@ class Rule:
     ``source`` says where it came from and so its standing: ``default`` (the built-in
     policy), ``config`` (the user's files), ``agent`` (an agent's preset or the user's
     agent config), ``grant`` (an "always" answer), ``project`` (the project's own config
-    files: they may only tighten, see ``evaluate``) or ``none`` (the synthetic ask
-    returned when nothing matched).
+    files: they may only tighten, see ``evaluate``), ``command`` (a slash command's
+    ``allowed-tools``/``disallowed-tools``, for its own turn only; they stand with the
+    user's, but never unblock, see ``evaluate``) or ``none`` (the synthetic ask returned
+    when nothing matched).
     """
 
     permission: str
@@ -89,8 +91,10 @@ def evaluate(permission: str, pattern: str, rules: Sequence[Rule]) -> Rule:
     matching rules of the same standing the most specific wins (see ``specificity``).
     Three standings:
 
-    - the user's: ``config``, ``agent`` and ``grant`` rules. A grant is an ordinary allow
-      rule: a more specific deny still beats it.
+    - the user's: ``config``, ``agent``, ``grant`` and ``command`` rules. A grant is an
+      ordinary allow rule: a more specific deny still beats it. A ``command``
+      allow never beats a matching ``config`` or ``agent`` deny, however specific it is:
+      a command file may pre-approve, never unblock.
     - the built-in ``default`` rules, a lower tier: they decide only when no rule of the
       user matches, or when their *pattern* is strictly more specific than the best of
       those. So ``"permission": "allow"`` overrides the default ``bash`` and
@@ -105,13 +109,20 @@ def evaluate(permission: str, pattern: str, rules: Sequence[Rule]) -> Rule:
     No match at all -> a synthetic ``Rule(permission, "*", "ask", "none")``.
     """
     best: dict[str, Rule] = {}
+    owner_deny: Rule | None = None
     for rule in rules:
         if not rule.matches(permission, pattern):
             continue
+        owned = rule.action == "deny" and rule.source in ("config", "agent")
+        if owned and (owner_deny is None or specificity(rule) > specificity(owner_deny)):
+            owner_deny = rule
         tier = rule.source if rule.source in ("default", "project") else "user"
         held = best.get(tier)
         if held is None or specificity(rule) > specificity(held):
             best[tier] = rule
+    chosen = best.get("user")
+    if chosen is not None and chosen.source == "command" and chosen.action == "allow" and owner_deny:
+        best["user"] = owner_deny
     default = best.get("default")
     user = _over_defaults(best.get("user"), default)
     project = best.get("project")

@@ -205,6 +205,11 @@ class PermissionService:
         """The project's "always" grants (allow rules, source ``grant``)."""
         return self._grants.rules()
 
+    @property
+    def grant_warnings(self) -> list[str]:
+        """What went wrong reading the grants file (it was moved aside), for the user to see."""
+        return list(self._grants.warnings)
+
     def check(self, request: AskRequest, ruleset: Sequence[Rule]) -> Verdict:
         """``check`` against ``ruleset`` plus this project's grants, without asking."""
         return check(request, merge(ruleset, self._grants.rules()))

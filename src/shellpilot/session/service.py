@@ -15,8 +15,17 @@ from pathlib import Path
 
 from shellpilot.bus import Bus
 from shellpilot.config.model import Config
-from shellpilot.errors import Aborted, InvalidTimeout, SessionBusy, ToolError, UsageError
+from shellpilot.errors import (
+    Aborted,
+    InvalidTimeout,
+    SessionBusy,
+    StorageError,
+    StorageFull,
+    ToolError,
+    UsageError,
+)
 from shellpilot.paths import tool_output_dir
+from shellpilot.process.abort import abort_reason
 from shellpilot.session.models import (
     AssistantMessage,
     MessageError,
@@ -92,10 +101,13 @@ class SessionService:
         """The session; ``SessionNotFound`` if absent."""
         return self.store.get_session(session_id)
 
-    def list(self, project_dir: str | os.PathLike[str] | None = None) -> list[SessionSummary]:
-        """Sessions of ``project_dir`` (all when None), latest activity first."""
+    def list(
+        self, project_dir: str | os.PathLike[str] | None = None, *, top_level: bool = False
+    ) -> list[SessionSummary]:
+        """Sessions of ``project_dir`` (all when None), latest activity first, each with its
+        number of child sessions; ``top_level`` leaves the children themselves out."""
         where = None if project_dir is None else str(Path(project_dir).resolve())
-        return self.store.list_sessions(where)
+        return self.store.list_sessions(where, top_level=top_level)
 
     def latest(self, project_dir: str | os.PathLike[str]) -> Session | None:
         """The most recently active top-level session of ``project_dir`` (``--continue``)."""
@@ -158,9 +170,10 @@ class SessionService:
 
         The part ends ``completed`` with the model-facing output and metadata ``exit``,
         ``signal``, ``truncated``, ``output_path``, ``timed_out``, ``timeout_ms`` (None: no
-        timeout), ``aborted``, ``scan``
+        timeout), ``aborted``, ``abort_reason``, ``scan``
         (a non-zero exit is still completed); cancelling (``RunState.cancel``) kills the
-        process group and the output says it was aborted by the user. ``on_output(preview)``
+        process group and the output says why (``aborted by the user`` unless the cancel
+        gave a reason, e.g. ``terminated by SIGTERM``). ``on_output(preview)``
         gets throttled previews; ``on_data(bytes)`` raw chunks when the runner offers them.
         Raises SessionNotFound, SessionBusy, InvalidTimeout, UsageError (empty command), or
         the runner's spawn errors (after recording the part as ``error``).
@@ -224,7 +237,10 @@ class SessionService:
                 return
             metadata = {**state.metadata, "process": record.to_dict()}
             live = live.model_copy(update={"state": state.model_copy(update={"metadata": metadata})})
-            w.part(live)
+            try:
+                w.part(live)
+            except StorageError as exc:  # a full disk: the command runs on; the end is saved if it can be
+                w.live_error = exc
 
         config = self.config
         if timeout is not None and timeout > config.shell.max_timeout_ms:
@@ -246,12 +262,14 @@ class SessionService:
             )
         except BaseException as exc:
             cancelled = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt)
-            self._fail(live, assistant, ABORTED_TEXT if cancelled else str(exc), cancelled)
+            with contextlib.suppress(StorageError):  # the original error matters more
+                self._fail(live, assistant, ABORTED_TEXT if cancelled else str(exc), cancelled)
             raise
         metadata = {
             **live.state.metadata,  # type: ignore[union-attr]
             **result.part_metadata(verdict.plan.record()),
             "timeout_ms": timeout,
+            "abort_reason": abort_reason(abort) if result.aborted else None,
         }
         done = ToolCompleted(
             input={"command": command},
@@ -260,10 +278,38 @@ class SessionService:
             start_ms=running.start_ms,
         )
         final = part.model_copy(update={"state": done})
-        w.part(final)
         finished = assistant.model_copy(update={"completed_ms": now_ms(), "finish": "stop"})
-        w.message(finished)
+        try:
+            w.part(final)
+            w.message(finished)
+        except StorageFull as exc:
+            return self._save_on_full_disk(final, assistant, exc)
         return finished, final
+
+    def _save_on_full_disk(
+        self, final: ToolPart, assistant: AssistantMessage, full: StorageFull
+    ) -> tuple[AssistantMessage, ToolPart]:
+        """The command ended but its result did not fit on the disk: give up the store's
+        reserve file and save the part as failed, saying why (its metadata, exit code and
+        live output kept). Raises ``full`` when even that cannot be saved; the part then
+        stays running until the next start marks it interrupted."""
+        from shellpilot.storage import space
+
+        reason = f"the result could not be saved whole: {full}"
+        space.release_reserve(self.store.path)
+        state = final.state
+        metadata = {**getattr(state, "metadata", {}), "storage_error": str(full)}
+        start = getattr(state, "start_ms", now_ms())
+        failed = ToolFailed(input=state.input, error=reason, metadata=metadata, start_ms=start)
+        part = final.model_copy(update={"state": failed})
+        error = MessageError(name="StorageFull", message=reason)
+        message = assistant.model_copy(update={"completed_ms": now_ms(), "error": error})
+        try:
+            self.writer.part(part)
+            self.writer.message(message)
+        except StorageError:
+            raise full from None
+        return message, part
 
     def _fail(self, part: ToolPart, assistant: AssistantMessage, error: str, cancelled: bool) -> None:
         state = part.state

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from shellpilot.errors import SessionBusy, SessionNotFound, StorageError
+from shellpilot.errors import SessionNotFound, StorageError
 from shellpilot.session.models import (
     AssistantMessage,
     Message,
@@ -32,7 +32,9 @@ from shellpilot.session.models import (
     ToolPart,
     now_ms,
 )
+from shellpilot.storage import lease as lease_table
 from shellpilot.storage import owner as owners
+from shellpilot.storage import readonly, space
 from shellpilot.storage.schema import SCHEMA, SCHEMA_VERSION
 
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
@@ -66,15 +68,19 @@ class SessionStore:
       per ``live_interval_ms`` (default 250 ms) per part, the latest value wins, a pending
       value is flushed by a timer on the running event loop, and ``put_part`` (the final
       state) always writes.
-    - Opening never changes or signals anything beyond the schema. Crash recovery is a
-      session-layer step run once at start-up (``session.recovery.recover``): it reads
-      ``orphans()`` (work of dead processes), stops their commands, then
-      ``mark_interrupted``.
-    - sqlite3 and OS errors raise ``StorageError`` naming the file. Thread-safe (one lock).
+    - Opening never changes or signals anything beyond the schema (and the reserve file of
+      ``storage.space``). Crash recovery is a session-layer step run once at start-up
+      (``session.recovery.recover``): it reads ``orphans()`` (work of dead processes), stops
+      their commands, then ``mark_interrupted``.
+    - sqlite3 and OS errors raise ``StorageError`` naming the file (``StorageFull`` on a full
+      disk, see ``storage.space``). Thread-safe (one lock).
+    - ``read_only=True`` (``storage.readonly``): reads only; no migration, and every write
+      raises ``StorageError`` saying how to choose another data dir.
     """
 
-    def __init__(self, path: Path, *, live_interval_ms: int = 250) -> None:
+    def __init__(self, path: Path, *, live_interval_ms: int = 250, read_only: bool = False) -> None:
         self.path = Path(path)
+        self.read_only = read_only
         self.writes = 0
         self.live_interval_ms = live_interval_ms
         self._owner = owners.token()
@@ -82,7 +88,9 @@ class SessionStore:
         self._live_last: dict[str, float] = {}
         self._live_pending: dict[str, ToolPart] = {}
         self._live_timers: dict[str, asyncio.TimerHandle] = {}
-        self._db: sqlite3.Connection | None = None
+        self._db: sqlite3.Connection | None = readonly.connect(self.path) if read_only else None
+        if read_only:
+            return
         with self._guard("open the session store"):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=10)
@@ -92,14 +100,17 @@ class SessionStore:
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA foreign_keys = ON")
             self._migrate(db)
+        space.ensure_reserve(self.path)
 
     # -- plumbing ---------------------------------------------------------------------
 
     @contextmanager
-    def _guard(self, action: str) -> Iterator[None]:
+    def _guard(self, action: str, size: int = 0) -> Iterator[None]:
         try:
             yield
         except (sqlite3.Error, OSError) as exc:
+            if space.is_full(exc):
+                raise space.full_error(action, self.path, size) from exc
             raise StorageError(f"cannot {action}: {exc}", path=str(self.path)) from exc
 
     @property
@@ -109,8 +120,10 @@ class SessionStore:
         return self._db
 
     @contextmanager
-    def _tx(self, action: str) -> Iterator[sqlite3.Connection]:
-        with self._guard(action), self._lock:
+    def _tx(self, action: str, size: int = 0) -> Iterator[sqlite3.Connection]:
+        if self.read_only:
+            raise StorageError(f"cannot {action}: {readonly.READ_ONLY_HINT}", path=str(self.path))
+        with self._guard(action, size), self._lock:
             db = self._conn
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -148,7 +161,8 @@ class SessionStore:
         """Write pending live updates, then close the file (idempotent)."""
         if self._db is None:
             return
-        self.flush_live()
+        with suppress(StorageError):  # live values only; a full disk must not stop the close
+            self.flush_live()
         with self._guard("close the session store"), self._lock:
             self._db.close()
             self._db = None
@@ -191,17 +205,24 @@ class SessionStore:
             raise SessionNotFound(session_id)
         return self._session(rows[0])
 
-    def list_sessions(self, project_dir: str | None = None) -> list[SessionSummary]:
-        """Sessions (of one project dir, or all), most recently updated first, with message counts."""
+    def list_sessions(
+        self, project_dir: str | None = None, *, top_level: bool = False
+    ) -> list[SessionSummary]:
+        """Sessions (of one project dir, or all), most recently updated first, with message
+        counts and the number of direct child sessions; ``top_level`` leaves out child
+        (subtask) sessions."""
+        where = ["s.project_dir=?"] if project_dir is not None else []
+        where += ["s.parent_id IS NULL"] if top_level else []
         sql = (
-            "SELECT s.body, s.updated_ms, (SELECT count(*) FROM message m WHERE m.session_id=s.id) "
-            "FROM session s {where} ORDER BY s.updated_ms DESC, s.id DESC"
+            "SELECT s.body, s.updated_ms, (SELECT count(*) FROM message m WHERE m.session_id=s.id), "
+            "(SELECT count(*) FROM session c WHERE c.parent_id=s.id) FROM session s "
+            f"{'WHERE ' + ' AND '.join(where) if where else ''} ORDER BY s.updated_ms DESC, s.id DESC"
         )
-        if project_dir is None:
-            rows = self._read("list sessions", sql.format(where=""))
-        else:
-            rows = self._read("list sessions", sql.format(where="WHERE s.project_dir=?"), (project_dir,))
-        return [SessionSummary(session=self._session(row), message_count=row[2]) for row in rows]
+        rows = self._read("list sessions", sql, (project_dir,) if project_dir is not None else ())
+        return [
+            SessionSummary(session=self._session(row), message_count=row[2], child_count=row[3])
+            for row in rows
+        ]
 
     def children(self, session_id: str) -> list[Session]:
         """Direct child sessions of ``session_id``, oldest first."""
@@ -244,13 +265,12 @@ class SessionStore:
 
     def put_message(self, message: Message) -> None:
         """Insert or replace ``message``; bumps its session's updated time. ``SessionNotFound`` if absent."""
-        with self._tx("save a message") as db:
+        with self._tx("save a message", len(body := message.model_dump_json())) as db:
             cur = db.execute(
                 # Strictly after every other session's activity, so --continue picks the right one
                 # even within one millisecond.
-                "UPDATE session SET updated_ms=max(?, (SELECT coalesce(max(updated_ms), 0) + 1 FROM session))"
-                " "
-                "WHERE id=?",
+                "UPDATE session SET updated_ms=max(?, (SELECT coalesce(max(updated_ms), 0) + 1 "
+                "FROM session)) WHERE id=?",
                 (now_ms(), message.session_id),
             )
             if cur.rowcount == 0:
@@ -258,7 +278,7 @@ class SessionStore:
             db.execute(
                 "INSERT INTO message(id, session_id, role, body) VALUES (?,?,?,?) "
                 "ON CONFLICT(id) DO UPDATE SET body=excluded.body",
-                (message.id, message.session_id, message.role, message.model_dump_json()),
+                (message.id, message.session_id, message.role, body),
             )
 
     def get_message(self, message_id: str) -> Message:
@@ -290,12 +310,12 @@ class SessionStore:
     def _write_part(self, part: Part) -> None:
         status = _part_status(part)
         owner = self._owner if status in ("pending", "running") else None
-        with self._tx("save a part") as db:
+        with self._tx("save a part", len(body := part.model_dump_json())) as db:
             db.execute(
                 "INSERT INTO part(id, message_id, session_id, type, status, owner, body) "
                 "VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET status=excluded.status, "
                 "owner=excluded.owner, body=excluded.body",
-                (part.id, part.message_id, part.session_id, part.type, status, owner, part.model_dump_json()),
+                (part.id, part.message_id, part.session_id, part.type, status, owner, body),
             )
         if status in ("pending", "running"):
             self._live_last[part.id] = time.monotonic()
@@ -342,7 +362,8 @@ class SessionStore:
             self._live_timers.pop(part_id, None)
             part = self._live_pending.pop(part_id, None)
             if part is not None and self._db is not None:
-                self._write_part(part)
+                with suppress(StorageError):  # a live value only: the final write supersedes it
+                    self._write_part(part)
 
     def flush_live(self) -> int:
         """Write every pending live update now; returns how many were written."""
@@ -366,34 +387,20 @@ class SessionStore:
     # -- leases (cross-process busy state) ---------------------------------------------
 
     def acquire_lease(self, session_id: str, kind: str) -> None:
-        """Mark the session busy for this process; ``SessionBusy`` if a live process holds it.
-
-        ``kind`` names what runs (``shell``, ``loop``). A lease of a dead process is taken over.
-        """
+        """Mark the session busy for this process (``storage.lease.acquire``: ``SessionBusy``
+        names a live other holder, ``SessionNotFound``); ``kind``: ``shell`` or ``loop``."""
         with self._tx("take the session lease") as db:
-            row = db.execute("SELECT owner FROM lease WHERE session_id=?", (session_id,)).fetchone()
-            if row is not None and row[0] != self._owner and owners.is_alive(row[0]):
-                raise SessionBusy(session_id)
-            if db.execute("SELECT 1 FROM session WHERE id=?", (session_id,)).fetchone() is None:
-                raise SessionNotFound(session_id)
-            db.execute(
-                "INSERT OR REPLACE INTO lease(session_id, owner, kind, acquired_ms) VALUES (?,?,?,?)",
-                (session_id, self._owner, kind, now_ms()),
-            )
+            lease_table.acquire(db, session_id, self._owner, kind)
 
     def release_lease(self, session_id: str) -> None:
         """Drop this process's lease on the session (no-op if it holds none)."""
         with self._tx("release the session lease") as db:
-            db.execute("DELETE FROM lease WHERE session_id=? AND owner=?", (session_id, self._owner))
+            lease_table.release(db, session_id, self._owner)
 
     def lease_holder(self, session_id: str) -> str | None:
         """The owner token of a live process holding the session's lease, else None."""
-        rows = self._read(
-            "read the session lease", "SELECT owner FROM lease WHERE session_id=?", (session_id,)
-        )
-        if rows and owners.is_alive(rows[0][0]):
-            return str(rows[0][0])
-        return None
+        with self._guard("read the session lease"), self._lock:
+            return lease_table.holder(self._conn, session_id)
 
     # -- crash recovery -----------------------------------------------------------------
 
