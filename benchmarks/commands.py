@@ -1,7 +1,7 @@
 """Command system speed: registry load of 1,000 markdown files (shellpilot and Claude Code
 layouts), expansion of a 12-placeholder template.
 
-Run: ``.venv/bin/python benchmarks/commands.py``. Targets (issue 5): load < 300 ms,
+Run: ``.venv/bin/python benchmarks/commands.py``. Targets: load < 300 ms,
 expansion < 1 ms (no shell blocks). Prints figures and the ratio to each target.
 """
 

@@ -88,7 +88,7 @@ def _skill_beats_command(skill: Command, command: Command) -> bool:
 
 
 class CommandRegistry:
-    """Commands of one project, loaded once and cached (seed: Command state()).
+    """Commands of one project, loaded once and cached.
 
     ``config`` may be a ``Config`` or a ``LoadedConfig`` (whose file list lets config
     entries name the file they came from, and whose ``trusted`` says whether the

@@ -16,7 +16,15 @@ from pathlib import Path
 
 from shellpilot.bus import Bus
 from shellpilot.config.model import Config
-from shellpilot.errors import InvalidTimeout, SessionBusy, StorageError, StorageFull, UsageError
+from shellpilot.errors import (
+    Aborted,
+    InvalidTimeout,
+    SessionBusy,
+    StorageError,
+    StorageFull,
+    ToolError,
+    UsageError,
+)
 from shellpilot.paths import sandbox_tmp_dir, tool_output_dir
 from shellpilot.process.abort import abort_reason
 from shellpilot.session.models import (
@@ -38,7 +46,7 @@ from shellpilot.session.writer import SessionWriter
 from shellpilot.storage.store import SessionStore
 
 USER_SHELL_TEXT = "The following tool was executed by the user"
-"""Text of the synthetic user part before a user shell (spec 3.3, seed 7.5)."""
+"""Text of the synthetic user part before a user shell, so the model knows the user ran it."""
 
 ABORTED_TEXT = "aborted by the user"
 
@@ -47,7 +55,7 @@ DataFn = Callable[[bytes], None]
 
 
 class SessionService:
-    """Sessions for the CLI, the server and the loop (seed: SessionPrompt.shellImpl; spec 3.3).
+    """Sessions for the CLI, the server and the loop, and the user's direct shell.
 
     ``shell()`` passes the same gate as the ``bash`` tool as the user's own command (its
     scan is recorded, nothing is asked) and runs through ``run_gated`` (limits, spill file,
@@ -329,12 +337,8 @@ class SessionService:
             start_ms=getattr(state, "start_ms", now_ms()),
         )
         self.writer.part(part.model_copy(update={"state": failed}))
-        name = "Aborted" if cancelled else "ToolError"
-        self.writer.message(
-            assistant.model_copy(
-                update={"completed_ms": now_ms(), "error": MessageError(name=name, message=error)}
-            )
-        )
+        ended = MessageError.of(Aborted(error) if cancelled else ToolError(error))
+        self.writer.message(assistant.model_copy(update={"completed_ms": now_ms(), "error": ended}))
 
 
 def _shell_name(config: Config) -> str:

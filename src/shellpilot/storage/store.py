@@ -67,7 +67,7 @@ class SessionStore:
     - ``update_part_live`` coalesces live updates of a running tool part: at most one write
       per ``live_interval_ms`` (default 250 ms) per part, the latest value wins, a pending
       value is flushed by a timer on the running event loop, and ``put_part`` (the final
-      state) always writes. Seed: tool metadata streamed into the running part.
+      state) always writes.
     - Opening never changes or signals anything beyond the schema (and the reserve file of
       ``storage.space``). Crash recovery is a session-layer step run once at start-up
       (``session.recovery.recover``): it reads ``orphans()`` (work of dead processes), stops
