@@ -1,25 +1,30 @@
-"""Agent-loop overhead per tool round-trip, against the scripted model server (real SDKs, real HTTP).
+"""Agent-loop cost per tool round-trip over a long turn, on both provider protocols.
 
-Run: ``.venv/bin/python benchmarks/loop.py``. One prompt makes the model call a tool ROUNDS
-times (then answer); a round is the time between two consecutive model turns of the loop:
-stream the turn over HTTP, record its parts in SQLite, run the tool, write the result,
-rebuild the history and send the next request. The same model turn streamed alone (the
-provider, no loop) is the baseline; the difference is the loop's own overhead. Prints the
-median of ROUNDS rounds for a no-op tool and for the real ``bash`` tool running ``true``.
+Run: ``python benchmarks/loop.py [--rounds 200]``. A scripted model (``ScriptedModelServer``,
+real SDKs over loopback HTTP) calls the real ``bash`` tool with ``true`` ROUNDS times in one
+prompt, then answers. A round is the time between the starts of two consecutive model turns:
+build and send the request (the history grows by two messages a round), stream the answer,
+record its parts in SQLite, run ``true``, write the result.
+
+Per protocol it prints the median round of rounds 1-20 and of the last 20, their ratio (the
+target is at most 1.2: a round must not get slower as the conversation grows), the model turn
+alone (the same answer streamed by the provider for a one-message request: server, HTTP and
+SDK stream parsing), a bare spawn of ``bash -c true``, and what is left of a round without
+those two: the loop's own overhead (target under 10 ms). ``model call`` is the time spent
+inside ``Provider.stream`` during the loop (request building included), beside the baseline.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import itertools
+import shutil
 import statistics
 import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, ClassVar
-
-from pydantic import BaseModel
 
 from shellpilot.bus import Bus, Event
 from shellpilot.config import Config
@@ -30,32 +35,17 @@ from shellpilot.session.models import AssistantMessage
 from shellpilot.session.run_state import RunState
 from shellpilot.session.service import SessionService
 from shellpilot.storage.store import SessionStore
-from shellpilot.testing import ScriptedModelServer, ToolCall, Turn
-from shellpilot.tool.base import Tool, ToolContext, ToolResult
+from shellpilot.testing import ScriptedModelServer, ToolCall, Turn, WireProtocol
 
-ROUNDS = 50
-
-
-class _NoopParams(BaseModel):
-    value: str = ""
-
-
-class NoopTool:
-    """A tool that returns at once, so a round measures the loop and the model call only."""
-
-    id: ClassVar[str] = "noop"
-    parameters: ClassVar[type[BaseModel]] = _NoopParams
-
-    def description(self) -> str:
-        return "Does nothing."
-
-    async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
-        return ToolResult(output="ok")
+WINDOW = 20
+"""Rounds compared at the start and at the end of the turn."""
+RATIO_TARGET = 1.2
+OVERHEAD_TARGET_MS = 10.0
+CALL = ToolCall("bash", {"command": "true", "description": "does nothing"})
 
 
 class TimedProvider:
-    """Wraps a provider and adds up the time its streams take (ms), to separate the model
-    call (HTTP + SDK request building, which grows with the history) from the loop."""
+    """Wraps a provider and records the time each of its streams takes (ms)."""
 
     def __init__(self, inner: Provider) -> None:
         self.name = inner.name
@@ -72,28 +62,31 @@ class TimedProvider:
         await self.inner.aclose()
 
 
-def _config(server: ScriptedModelServer) -> Config:
+def _config(server: ScriptedModelServer, protocol: WireProtocol, rounds: int) -> Config:
     return Config.model_validate(
         {
-            "provider": {"fake": server.provider_config("openai")},
+            "provider": {"fake": server.provider_config(protocol)},
             "model": "fake/bench",
-            "max_steps": ROUNDS + 5,
+            "max_steps": rounds + 5,
         }
     )
 
 
-async def loop_rounds(tool: Tool, call: ToolCall, root: Path) -> tuple[list[float], list[float]]:
-    """Per-round times (ms) of one prompt making ROUNDS tool calls, and the model-call
-    share of each round (ms)."""
-    turns = [Turn(text="step", tool_calls=[call]) for _ in range(ROUNDS)] + [Turn(text="done")]
+async def loop_rounds(protocol: WireProtocol, rounds: int, root: Path) -> tuple[list[float], list[float]]:
+    """Per-round wall times (ms) of one prompt making ``rounds`` bash calls, and the time
+    spent inside ``Provider.stream`` in each round (ms)."""
+    turns = [Turn(text="step", tool_calls=[CALL]) for _ in range(rounds)] + [Turn(text="done")]
     with ScriptedModelServer(turns) as server:
-        cfg = _config(server)
+        cfg = _config(server, protocol, rounds)
         bus = Bus()
-        store = SessionStore(root / f"{tool.id}.db")
-        service = SessionService(store, bus, cfg, root, RunState(bus, lease=store))
+        data = root / f"data-{protocol}"
+        store = SessionStore(data / "db.sqlite")
+        service = SessionService(store, bus, cfg, data, RunState(bus, lease=store))
         timed = TimedProvider(ProviderRegistry(cfg, env={}).provider("fake"))
         providers = ProviderRegistry(cfg, env={}, providers={"fake": timed})
-        loop = AgentLoop(service, project_dir=root, providers=providers, tools=[tool])
+        loop = AgentLoop(
+            service, project_dir=root, providers=providers, tools=default_tools(cfg, data), shell="bash"
+        )
         starts: list[float] = []
 
         def on_message(event: Event) -> None:
@@ -104,22 +97,21 @@ async def loop_rounds(tool: Tool, call: ToolCall, root: Path) -> tuple[list[floa
         bus.listen(on_message, ["message.updated"])
         session = service.create(root)
         result = await loop.prompt(session.id, "go")
-        assert result.ok, result.error
+        assert result.ok and result.text == "done", result.error
         await providers.aclose()
         store.close()
-    rounds = [(b - a) * 1000 for a, b in itertools.pairwise(starts)][:ROUNDS]
-    return rounds, timed.spent_ms[:ROUNDS]
+    times = [(b - a) * 1000 for a, b in itertools.pairwise(starts)][:rounds]
+    return times, timed.spent_ms[:rounds]
 
 
-async def model_only(root: Path) -> list[float]:
-    """The same turn streamed by the provider alone, ROUNDS times (ms each)."""
-    turns = [Turn(text="step", tool_calls=[ToolCall("noop", {"value": "x"})]) for _ in range(ROUNDS)]
-    with ScriptedModelServer(turns) as server:
-        providers = ProviderRegistry(_config(server), env={})
+async def model_only(protocol: WireProtocol, runs: int) -> list[float]:
+    """The same answer streamed by the provider alone for a one-message request (ms each)."""
+    with ScriptedModelServer([Turn(text="step", tool_calls=[CALL]) for _ in range(runs)]) as server:
+        providers = ProviderRegistry(_config(server, protocol, 0), env={})
         resolved = providers.resolve()
         request = ModelRequest(model=resolved.api_model, messages=[UserMessage(content="go")])
         times: list[float] = []
-        for _ in range(ROUNDS):
+        for _ in range(runs):
             start = time.perf_counter()
             async for _event in resolved.provider.stream(request):
                 pass
@@ -128,27 +120,58 @@ async def model_only(root: Path) -> list[float]:
     return times
 
 
-async def main() -> None:
+async def bare_spawn(runs: int) -> list[float]:
+    """``bash -c true`` spawned and reaped with asyncio, nothing else (ms each)."""
+    shell = shutil.which("bash") or "/bin/sh"
+    times: list[float] = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = await asyncio.create_subprocess_exec(shell, "-c", "true")
+        await proc.wait()
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def _row(label: str, value: float, note: str = "") -> None:
+    print(f"  {label:<58}{value:9.2f} ms{note}")
+
+
+async def bench(protocol: WireProtocol, rounds: int, root: Path, spawn: float) -> None:
+    alone = statistics.median(await model_only(protocol, 50))
+    times, in_model = await loop_rounds(protocol, rounds, root)
+    first, last = times[:WINDOW], times[-WINDOW:]
+    head, tail = statistics.median(first), statistics.median(last)
+    ratio = tail / head
+    print(f"{protocol}: {rounds} rounds of `bash true`, {sum(times) / 1000:.2f} s in all")
+    _row(f"round, median of rounds 1-{WINDOW}", head)
+    _row(f"round, median of rounds {rounds - WINDOW + 1}-{rounds}", tail)
+    ok = "ok" if ratio <= RATIO_TARGET else "OVER"
+    print(f"  {'ratio last / first':<58}{ratio:9.2f}    (target <= {RATIO_TARGET}: {ok})")
+    _row(f"model call inside the loop, rounds 1-{WINDOW}", statistics.median(in_model[:WINDOW]))
+    _row(
+        f"model call inside the loop, rounds {rounds - WINDOW + 1}-{rounds}",
+        statistics.median(in_model[-WINDOW:]),
+    )
+    _row("model turn alone (one-message request), median of 50", alone)
+    _row("bare spawn of `bash -c true`, median of 50", spawn)
+    for label, value in ((f"1-{WINDOW}", head), (f"{rounds - WINDOW + 1}-{rounds}", tail)):
+        own = value - alone - spawn
+        ok = "ok" if own < OVERHEAD_TARGET_MS else "OVER"
+        _row(
+            f"loop overhead per round, rounds {label}", own, f"   (target < {OVERHEAD_TARGET_MS:g} ms: {ok})"
+        )
+
+
+async def main(rounds: int) -> None:
+    spawn = statistics.median(await bare_spawn(50))
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        base = statistics.median(await model_only(root))
-        rounds, model = await loop_rounds(NoopTool(), ToolCall("noop", {"value": "x"}), root)
-        cfg = Config()
-        [shell] = default_tools(cfg, root)
-        bash = ToolCall("bash", {"command": "true", "description": "nothing"})
-        bash_rounds, _ = await loop_rounds(shell, bash, root)
-    noop, in_model = statistics.median(rounds), statistics.median(model)
-    own = statistics.median(r - m for r, m in zip(rounds, model, strict=False))
-    rows = [
-        (f"model turn alone, 1-message request, median of {ROUNDS}", base, ""),
-        (f"loop round-trip, no-op tool, median of {ROUNDS}", noop, ""),
-        ("  of which the model call (HTTP + SDK, growing history)", in_model, ""),
-        ("  loop overhead per tool round-trip (the rest)", own, f"  ({own / noop:.0%} of a round)"),
-        (f"loop round-trip, bash `true`, median of {ROUNDS}", statistics.median(bash_rounds), ""),
-    ]
-    for label, value, note in rows:
-        print(f"{label:<58}{value:8.2f} ms{note}")
+        for protocol in ("openai", "anthropic"):
+            await bench(protocol, rounds, root, spawn)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=200, help="tool round-trips in the turn")
+    args = parser.parse_args()
+    asyncio.run(main(max(args.rounds, 2 * WINDOW)))
