@@ -1,21 +1,59 @@
-"""The ``shellpilot`` command line: the typer app and its sub-command registration.
+"""The ``shellpilot`` command line: the typer app and where each sub-command lives.
 
-Owns: the top-level app, ``--version``, error display and exit codes. Sub-commands live
-in their own modules (shell_cmd, session_cmd, command_cmd, run_cmd), each exporting
-``register(app)``. Heavy SDKs are imported inside command functions, never here.
+Owns: the top-level app, ``--version``, error display and exit codes, and the table of
+sub-commands, each loaded from its own module (shell_cmd, session_cmd, command_cmd,
+run_cmd; each exports ``register(app)``) only when it is run or help lists it. Must not
+touch: what a sub-command does; heavy SDKs are imported inside command functions.
 """
 
 from __future__ import annotations
 
 import sys
+from importlib import import_module
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from shellpilot import __version__
 from shellpilot.errors import ShellpilotError
 
+SUBCOMMANDS: dict[str, str] = {
+    "shell": "shellpilot.cli.shell_cmd",
+    "run": "shellpilot.cli.run_cmd",
+    "session": "shellpilot.cli.session_cmd",
+    "command": "shellpilot.cli.command_cmd",
+}
+"""Sub-command name -> the module whose ``register(app)`` adds it (help lists them in this order)."""
+
+
+# Commands and contexts are typed Any: typer's click is either click or a copy typer ships.
+
+
+def _load(name: str) -> Any:
+    """Build sub-command ``name`` from its module (imported now, not at start-up)."""
+    holder = typer.Typer()
+    import_module(SUBCOMMANDS[name]).register(holder)
+    return typer.main.get_group(holder).commands[name]
+
+
+class LazyGroup(TyperGroup):
+    """The top-level group: a sub-command's module is imported the first time it is looked up."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*SUBCOMMANDS, *(n for n in super().list_commands(ctx) if n not in SUBCOMMANDS)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        found = super().get_command(ctx, cmd_name)
+        if found is None and cmd_name in SUBCOMMANDS:
+            found = _load(cmd_name)
+            self.add_command(found, cmd_name)
+        return found
+
+
 app = typer.Typer(
     name="shellpilot",
+    cls=LazyGroup,
     help="The hands of a coding agent: run shell and slash commands as auditable, "
     "cancellable, approvable actions recorded in persistent sessions.",
     no_args_is_help=True,
@@ -39,18 +77,8 @@ def _root(
     """shellpilot: run shell and slash commands for a coding agent."""
 
 
-def _register() -> None:
-    from shellpilot.cli import command_cmd, run_cmd, session_cmd, shell_cmd
-
-    for module in (shell_cmd, session_cmd, command_cmd, run_cmd):
-        module.register(app)
-
-
-_register()
-
-
 def main() -> None:
-    """Console-script entry: run the app; show ShellpilotError as a message + exit code.
+    """Run the app; show ShellpilotError as a message + exit code.
 
     Standalone mode lets click render usage errors and apply ``typer.Exit`` codes; our
     own errors propagate out of it (pretty exceptions are off) and are printed here.

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
 import typer
 
 from shellpilot.cli.options import DataDirOption, DirOption, TrustOption
-from shellpilot.errors import ShellpilotError, UsageError
+from shellpilot.errors import Aborted, ShellpilotError, UsageError
 
 if TYPE_CHECKING:
     from shellpilot.cli.context import CliContext
@@ -68,18 +68,13 @@ def split_command(message: str, command: str | None) -> tuple[str | None, str]:
 def exit_code(result: TurnResult, interrupted: bool = False, signum: int | None = None) -> int:
     """0 when the turn succeeded; when cancelled, 128 + the signal's number (130 for SIGINT
     or no signal, 143 for SIGTERM, like ``shellpilot shell``); else the exit code of the
-    error's class in ``shellpilot.errors`` (ProviderError 3, PermissionRejected 4, ...) or 1."""
-    from shellpilot import errors
-
-    if result.ok:
+    error that ended it, as recorded from its class (ProviderError 3, PermissionRejected 4, ...)."""
+    error = result.error
+    if error is None:
         return 0
-    name = result.error.name if result.error else ""
-    if interrupted or signum is not None or name == "Aborted":
+    if interrupted or signum is not None or error.exit_code == Aborted.exit_code:
         return 128 + signum if signum is not None else EXIT_ABORTED
-    cls = getattr(errors, name, None)
-    if isinstance(cls, type) and issubclass(cls, ShellpilotError):
-        return cls.exit_code
-    return 1
+    return error.exit_code
 
 
 def load_schema(value: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from shellpilot.bus import Bus
 from shellpilot.config.model import Config
-from shellpilot.errors import InvalidTimeout, SessionBusy, UsageError
+from shellpilot.errors import Aborted, InvalidTimeout, SessionBusy, ToolError, UsageError
 from shellpilot.paths import tool_output_dir
 from shellpilot.session.models import (
     AssistantMessage,
@@ -303,12 +303,8 @@ class SessionService:
             start_ms=getattr(state, "start_ms", now_ms()),
         )
         self.writer.part(part.model_copy(update={"state": failed}))
-        name = "Aborted" if cancelled else "ToolError"
-        self.writer.message(
-            assistant.model_copy(
-                update={"completed_ms": now_ms(), "error": MessageError(name=name, message=error)}
-            )
-        )
+        ended = MessageError.of(Aborted(error) if cancelled else ToolError(error))
+        self.writer.message(assistant.model_copy(update={"completed_ms": now_ms(), "error": ended}))
 
 
 def _iso(ms: int) -> str:
