@@ -6,6 +6,10 @@ prompt, then answers. A round is the time between the starts of two consecutive 
 build and send the request (the history grows by two messages a round), stream the answer,
 record its parts in SQLite, run ``true``, write the result.
 
+The model server runs in a process of its own, as a real one would: in this process its
+record of every request (a parsed copy of each growing body) would make the garbage collector
+of the process under test slower with every round, which is the server's cost, not the loop's.
+
 Per protocol it prints the median round of rounds 1-20 and of the last 20, their ratio (the
 target is at most 1.2: a round must not get slower as the conversation grows), the model turn
 alone (the same answer streamed by the provider for a one-message request: server, HTTP and
@@ -21,10 +25,14 @@ import asyncio
 import itertools
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from shellpilot.bus import Bus, Event
 from shellpilot.config import Config
@@ -35,13 +43,44 @@ from shellpilot.session.models import AssistantMessage
 from shellpilot.session.run_state import RunState
 from shellpilot.session.service import SessionService
 from shellpilot.storage.store import SessionStore
-from shellpilot.testing import ScriptedModelServer, ToolCall, Turn, WireProtocol
+from shellpilot.testing import ToolCall, WireProtocol
 
 WINDOW = 20
 """Rounds compared at the start and at the end of the turn."""
 RATIO_TARGET = 1.2
 OVERHEAD_TARGET_MS = 10.0
 CALL = ToolCall("bash", {"command": "true", "description": "does nothing"})
+SERVER = """
+import sys
+from shellpilot.testing import ScriptedModelServer, ToolCall, Turn
+call = ToolCall("bash", {"command": "true", "description": "does nothing"})
+turns = [Turn(text="step", tool_calls=[call]) for _ in range(int(sys.argv[1]))] + [Turn(text="done")]
+with ScriptedModelServer(turns) as server:
+    print(server.url, flush=True)
+    sys.stdin.read()
+"""
+"""The model server's process: ROUNDS tool-call turns then a text answer; it serves until
+its stdin closes."""
+
+
+@contextmanager
+def model_server(rounds: int) -> Iterator[str]:
+    """A ``ScriptedModelServer`` in a child process; yields its ``http://127.0.0.1:<port>``."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(rounds)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        yield child.stdout.readline().strip()
+    finally:
+        assert child.stdin is not None
+        child.stdin.close()
+        child.wait(timeout=10)
+
+
+def provider_config(url: str, protocol: WireProtocol) -> dict[str, Any]:
+    base_url = url + "/v1" if protocol == "openai" else url
+    return {"type": protocol, "base_url": base_url, "api_key": "bench"}
 
 
 class TimedProvider:
@@ -62,10 +101,10 @@ class TimedProvider:
         await self.inner.aclose()
 
 
-def _config(server: ScriptedModelServer, protocol: WireProtocol, rounds: int) -> Config:
+def _config(url: str, protocol: WireProtocol, rounds: int) -> Config:
     return Config.model_validate(
         {
-            "provider": {"fake": server.provider_config(protocol)},
+            "provider": {"fake": provider_config(url, protocol)},
             "model": "fake/bench",
             "max_steps": rounds + 5,
         }
@@ -75,9 +114,8 @@ def _config(server: ScriptedModelServer, protocol: WireProtocol, rounds: int) ->
 async def loop_rounds(protocol: WireProtocol, rounds: int, root: Path) -> tuple[list[float], list[float]]:
     """Per-round wall times (ms) of one prompt making ``rounds`` bash calls, and the time
     spent inside ``Provider.stream`` in each round (ms)."""
-    turns = [Turn(text="step", tool_calls=[CALL]) for _ in range(rounds)] + [Turn(text="done")]
-    with ScriptedModelServer(turns) as server:
-        cfg = _config(server, protocol, rounds)
+    with model_server(rounds) as url:
+        cfg = _config(url, protocol, rounds)
         bus = Bus()
         data = root / f"data-{protocol}"
         store = SessionStore(data / "db.sqlite")
@@ -106,8 +144,8 @@ async def loop_rounds(protocol: WireProtocol, rounds: int, root: Path) -> tuple[
 
 async def model_only(protocol: WireProtocol, runs: int) -> list[float]:
     """The same answer streamed by the provider alone for a one-message request (ms each)."""
-    with ScriptedModelServer([Turn(text="step", tool_calls=[CALL]) for _ in range(runs)]) as server:
-        providers = ProviderRegistry(_config(server, protocol, 0), env={})
+    with model_server(runs) as url:
+        providers = ProviderRegistry(_config(url, protocol, 0), env={})
         resolved = providers.resolve()
         request = ModelRequest(model=resolved.api_model, messages=[UserMessage(content="go")])
         times: list[float] = []

@@ -208,8 +208,8 @@ class SessionService:
         on_output: OutputFn | None,
         on_data: DataFn | None,
     ) -> tuple[AssistantMessage, ToolPart]:
-        from shellpilot.process.process_group import process_record
         from shellpilot.process import runner
+        from shellpilot.process.process_group import process_record
 
         w = self.writer
         project = Path(session.project_dir)

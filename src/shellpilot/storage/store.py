@@ -276,6 +276,48 @@ class SessionStore:
                 holder.parts.append(part)
         return out
 
+    def iter_messages(self, session_id: str, *, batch: int = 100) -> Iterator[MessageWithParts]:
+        """``messages(session_id)`` one at a time, read ``batch`` messages (and their parts) per
+        query: memory stays flat however long the session is (``session show``/``export``).
+
+        Not one snapshot: a message written while this runs may or may not be included.
+        """
+        after = ""
+        while True:
+            rows = self._read(
+                "read messages",
+                "SELECT id, body FROM message WHERE session_id=? AND id>? ORDER BY id LIMIT ?",
+                (session_id, after, batch),
+            )
+            if not rows:
+                return
+            ids = [row[0] for row in rows]
+            marks = ",".join("?" * len(ids))
+            parts = self._read(
+                "read parts",
+                f"SELECT message_id, body FROM part WHERE message_id IN ({marks}) ORDER BY id",
+                tuple(ids),
+            )
+            by_message: dict[str, list[str]] = {}
+            for message_id, body in parts:
+                by_message.setdefault(message_id, []).append(body)
+            for message_id, body in rows:
+                item = MessageWithParts(info=_MESSAGE.validate_json(body))
+                item.parts.extend(_PART.validate_json(part) for part in by_message.get(message_id, ()))
+                yield item
+            after = ids[-1]
+
+    def last_message(self, session_id: str, role: str | None = None) -> Message | None:
+        """The session's most recent message (of ``role`` when given), None when there is none."""
+        sql = "SELECT body FROM message WHERE session_id=? AND (? IS NULL OR role=?) ORDER BY id DESC LIMIT 1"
+        rows = self._read("read the last message", sql, (session_id, role, role))
+        return _MESSAGE.validate_json(rows[0][0]) if rows else None
+
+    def parts_of(self, message_id: str) -> list[Part]:
+        """The parts of one message, in creation order."""
+        rows = self._read("read parts", "SELECT body FROM part WHERE message_id=? ORDER BY id", (message_id,))
+        return [_PART.validate_json(row[0]) for row in rows]
+
     # -- parts ------------------------------------------------------------------------
 
     def _write_part(self, part: Part) -> None:
