@@ -120,7 +120,8 @@ def test_titles_and_text_with_rich_markup_are_shown_literally(repo: Path) -> Non
         listed = _sp(*args, cwd=repo)
         assert listed.returncode == 0, listed.stderr
         assert "[bold]x[/bold] [/]" in listed.stdout
-        assert "review changes [commit|branch|pr], [red]then[/red] summarise" in listed.stdout
+    everything = _sp("session", "list", "--all", cwd=repo).stdout  # the child is listed with --all
+    assert "review changes [commit|branch|pr], [red]then[/red] summarise" in everything
     shown = _sp("session", "show", parent, cwd=repo)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.count("[bold]x[/bold] [/]") >= 2  # the title, the command and its output
@@ -157,3 +158,34 @@ def test_show_and_list_never_print_a_stored_escape_raw(repo: Path) -> None:
         [sys.executable, "-m", "shellpilot", "session", "list"], cwd=repo, capture_output=True, timeout=60
     )
     assert b"\x1b" not in listed.stdout and "title" in listed.stdout.decode()
+
+
+def test_list_shows_top_level_sessions_with_a_subtask_count_and_all_shows_children(repo: Path) -> None:
+    from shellpilot.paths import store_path
+    from shellpilot.session.models import Session
+    from shellpilot.storage.store import SessionStore
+
+    assert _sp("shell", "echo parent", cwd=repo).returncode == 0
+    (parent,) = _session_ids()
+    store = SessionStore(store_path(Path(os.environ["SHELLPILOT_DATA_DIR"])))
+    try:
+        children = [
+            Session(project_dir=str(repo.resolve()), title=f"child-task-{n}", parent_id=parent)
+            for n in (1, 2)
+        ]
+        for child in children:
+            store.put_session(child)
+    finally:
+        store.close()
+    listed = _sp("session", "list", cwd=repo)
+    assert listed.returncode == 0, listed.stderr
+    assert "subtasks" in listed.stdout
+    assert "child-task" not in listed.stdout and children[0].id not in listed.stdout
+    row = next(line for line in listed.stdout.splitlines() if parent in line)
+    cells = [cell.strip() for cell in row.strip("│ ").split("│")]
+    assert cells[0] == parent and cells[-2:] == ["2", "2"]  # 2 messages, 2 subtask sessions
+    everything = _sp("session", "list", "--all", cwd=repo)
+    assert everything.returncode == 0, everything.stderr
+    for child in children:
+        line = next(line for line in everything.stdout.splitlines() if child.id in line)
+        assert parent in line  # the parent column names where a child came from

@@ -253,3 +253,17 @@ def test_open_stops_the_command_a_dead_process_left_running(tmp_path: Path) -> N
         if orphan.poll() is None:
             orphan.kill()
         orphan.wait(10)
+
+
+def test_list_top_level_only_with_child_counts(store: SessionStore) -> None:
+    parent = Session(project_dir="/a")
+    store.put_session(parent)
+    kids = [Session(project_dir="/a", parent_id=parent.id) for _ in range(3)]
+    for kid in kids:
+        store.put_session(kid)
+    grandchild = Session(project_dir="/a", parent_id=kids[0].id)
+    store.put_session(grandchild)
+    [top] = store.list_sessions("/a", top_level=True)
+    assert top.session.id == parent.id and top.child_count == 3
+    everything = {s.session.id: s.child_count for s in store.list_sessions("/a")}
+    assert everything == {parent.id: 3, kids[0].id: 1, kids[1].id: 0, kids[2].id: 0, grandchild.id: 0}

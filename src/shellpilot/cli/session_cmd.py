@@ -48,8 +48,10 @@ def _console() -> Console:
     so a title like ``[/]`` or ``[commit|branch]`` (user- or model-written) prints as is."""
     from rich.console import Console
 
-    # Not a terminal (a pipe, a file): no colours, and wide enough that ids are never wrapped.
-    width = None if sys.stdout.isatty() else 200
+    # Not a terminal (a pipe, a file): no colours, and wide enough that a row (ids, titles,
+    # paths) is never wrapped, so each session stays on one line for grep; tables take only
+    # the width their cells need.
+    width = None if sys.stdout.isatty() else 1000
     return Console(soft_wrap=True, highlight=False, width=width)
 
 
@@ -126,32 +128,45 @@ def register(app: typer.Typer) -> None:
 @session_app.command("list")
 def list_sessions(
     directory: DirOption = None,
-    all_projects: Annotated[bool, typer.Option("--all", "-a", help="Sessions of every project.")] = False,
+    all_sessions: Annotated[
+        bool,
+        typer.Option("--all", "-a", help="Every session of every project, subtask sessions included."),
+    ] = False,
     data_dir: DataDirOption = None,
 ) -> None:
-    """List the sessions of a project, most recent first: id, title, updated, messages."""
+    """List this project's sessions, most recent first: id, title, updated, messages, and
+    how many subtask (child) sessions each started. --all lists every session."""
     from rich.table import Table
 
     from shellpilot.cli.context import open_context
 
     with open_context(directory=directory, data_dir=data_dir) as ctx:
-        rows = ctx.sessions.list(None if all_projects else ctx.project_dir)
+        rows = ctx.sessions.list(None if all_sessions else ctx.project_dir, top_level=not all_sessions)
         console = _console()
         if not rows:
-            where = "any project" if all_projects else str(ctx.project_dir)
+            where = "any project" if all_sessions else str(ctx.project_dir)
             console.print(_text(f"No sessions for {where}."))
             return
         # Every cell is a Text: titles (model-written too) and paths are never read as markup.
-        table = Table(title=None if all_projects else _text(str(ctx.project_dir)))
-        for name in ("id", "title", "updated", "messages"):
-            table.add_column(name, no_wrap=name == "id", justify="right" if name == "messages" else "left")
-        if all_projects:
+        table = Table(title=None if all_sessions else _text(str(ctx.project_dir)))
+        for name in ("id", "title", "updated", "messages", "subtasks"):
+            table.add_column(
+                name, no_wrap=name == "id", justify="right" if name in ("messages", "subtasks") else "left"
+            )
+        if all_sessions:
+            table.add_column("parent", no_wrap=True)
             table.add_column("project")
         for row in rows:
             s = row.session
-            cells = [_text(s.id), _text(s.title), _text(_when(s.updated_ms)), _text(str(row.message_count))]
-            if all_projects:
-                cells.append(_text(s.project_dir))
+            cells = [
+                _text(s.id),
+                _text(s.title),
+                _text(_when(s.updated_ms)),
+                _text(str(row.message_count)),
+                _text(str(row.child_count)),
+            ]
+            if all_sessions:
+                cells += [_text(s.parent_id or "-"), _text(s.project_dir)]
             table.add_row(*cells)
         console.print(table)
 

@@ -39,10 +39,11 @@ class Session(_Model):
 
 
 class SessionSummary(_Model):
-    """A session plus its message count, for listings."""
+    """A session plus its message count and number of direct child (subtask) sessions, for listings."""
 
     session: Session
     message_count: int
+    child_count: int = 0
 
 
 class MessageError(_Model):

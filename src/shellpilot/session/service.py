@@ -114,10 +114,13 @@ class SessionService:
         """The session; ``SessionNotFound`` if absent."""
         return self.store.get_session(session_id)
 
-    def list(self, project_dir: str | os.PathLike[str] | None = None) -> list[SessionSummary]:
-        """Sessions of ``project_dir`` (all when None), latest activity first."""
+    def list(
+        self, project_dir: str | os.PathLike[str] | None = None, *, top_level: bool = False
+    ) -> list[SessionSummary]:
+        """Sessions of ``project_dir`` (all when None), latest activity first, each with its
+        number of child sessions; ``top_level`` leaves the children themselves out."""
         where = None if project_dir is None else str(Path(project_dir).resolve())
-        return self.store.list_sessions(where)
+        return self.store.list_sessions(where, top_level=top_level)
 
     def latest(self, project_dir: str | os.PathLike[str]) -> Session | None:
         """The most recently active top-level session of ``project_dir`` (``--continue``)."""

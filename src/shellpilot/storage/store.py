@@ -182,17 +182,29 @@ class SessionStore:
             raise SessionNotFound(session_id)
         return self._session(rows[0])
 
-    def list_sessions(self, project_dir: str | None = None) -> list[SessionSummary]:
-        """Sessions (of one project dir, or all), most recently updated first, with message counts."""
+    def list_sessions(
+        self, project_dir: str | None = None, *, top_level: bool = False
+    ) -> list[SessionSummary]:
+        """Sessions (of one project dir, or all), most recently updated first, with message
+        counts and the number of direct child sessions; ``top_level`` leaves out child
+        (subtask) sessions."""
         sql = (
-            "SELECT s.body, s.updated_ms, (SELECT count(*) FROM message m WHERE m.session_id=s.id) "
+            "SELECT s.body, s.updated_ms, (SELECT count(*) FROM message m WHERE m.session_id=s.id), "
+            "(SELECT count(*) FROM session c WHERE c.parent_id=s.id) "
             "FROM session s {where} ORDER BY s.updated_ms DESC, s.id DESC"
         )
-        if project_dir is None:
-            rows = self._read("list sessions", sql.format(where=""))
-        else:
-            rows = self._read("list sessions", sql.format(where="WHERE s.project_dir=?"), (project_dir,))
-        return [SessionSummary(session=self._session(row), message_count=row[2]) for row in rows]
+        conditions, args = [], []
+        if project_dir is not None:
+            conditions.append("s.project_dir=?")
+            args.append(project_dir)
+        if top_level:
+            conditions.append("s.parent_id IS NULL")
+        where = "WHERE " + " AND ".join(conditions) if conditions else ""
+        rows = self._read("list sessions", sql.format(where=where), tuple(args))
+        return [
+            SessionSummary(session=self._session(row), message_count=row[2], child_count=row[3])
+            for row in rows
+        ]
 
     def children(self, session_id: str) -> list[Session]:
         """Direct child sessions of ``session_id``, oldest first."""
