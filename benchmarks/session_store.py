@@ -187,10 +187,12 @@ def _next_turn(runs: int, base: Path, messages: int = 2000) -> None:
             return _median_wall([*cli, *extra, "next question"], 1, project, env)
 
         timed([])  # warm the bytecode cache and the page cache
-        fresh = statistics.median(timed([]) for _ in range(runs))
-        grown = statistics.median(timed(["--session", long.id]) for _ in range(runs))
+        pairs = [(timed([]), timed(["--session", long.id])) for _ in range(runs)]  # interleaved
+    fresh = statistics.median(a for a, _ in pairs)
+    grown = statistics.median(b for _, b in pairs)
+    ratio = statistics.median(b / a for a, b in pairs)
     print(f"run, fresh session:                median {fresh * 1000:7.0f} ms (whole process)")
-    print(f"run --session, {messages} messages:    median {grown * 1000:7.0f} ms (ratio {grown / fresh:.2f})")
+    print(f"run --session, {messages} messages:    median {grown * 1000:7.0f} ms (ratio {ratio:.2f})")
 
 
 def _startup(runs: int, base: Path) -> None:

@@ -7,7 +7,6 @@ Owns: SQL, crash recovery at open, coalescing of live part updates, sqlite3/OS e
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
 import threading
 import time
@@ -33,6 +32,8 @@ from shellpilot.session.models import (
 )
 from shellpilot.storage import orphan as orphans
 from shellpilot.storage import owner as owners
+from shellpilot.storage.export import export_json
+from shellpilot.storage.reads import Reads, sessions_where
 from shellpilot.storage.schema import SCHEMA, SCHEMA_VERSION
 
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
@@ -46,7 +47,7 @@ def _part_status(part: Part) -> str | None:
     return part.state.status if isinstance(part, ToolPart) else None
 
 
-class SessionStore:
+class SessionStore(Reads):
     """Sessions, messages and parts in one SQLite file (WAL, foreign keys, busy timeout 10 s).
 
     - Every write is one transaction; ``writes`` counts committed write transactions.
@@ -61,6 +62,8 @@ class SessionStore:
       ``metadata.process`` (``shell.process_group.process_record``) that still runs as that same
       process is killed with its group first (``metadata.interrupted.killed``).
     - sqlite3 and OS errors raise ``StorageError`` naming the file. Thread-safe (one lock).
+    - Bounded reads (a session's messages streamed, the last message, one message's parts,
+      session counts) come from ``storage.reads.Reads``.
     """
 
     def __init__(self, path: Path, *, live_interval_ms: int = 250) -> None:
@@ -183,24 +186,22 @@ class SessionStore:
         return self._session(rows[0])
 
     def list_sessions(
-        self, project_dir: str | None = None, *, top_level: bool = False
+        self, project_dir: str | None = None, *, top_level: bool = False, limit: int | None = None
     ) -> list[SessionSummary]:
         """Sessions (of one project dir, or all), most recently updated first, with message
         counts and the number of direct child sessions; ``top_level`` leaves out child
-        (subtask) sessions."""
+        (subtask) sessions; ``limit`` keeps the first that many (None: all). Only the sessions
+        returned are read and counted, so a page costs the same however many sessions exist."""
+        where, args = sessions_where(project_dir, top_level)
+        page = f"SELECT id FROM session {where} ORDER BY updated_ms DESC, id DESC"
+        if limit is not None:
+            page, args = page + " LIMIT ?", (*args, max(limit, 0))
         sql = (
             "SELECT s.body, s.updated_ms, (SELECT count(*) FROM message m WHERE m.session_id=s.id), "
             "(SELECT count(*) FROM session c WHERE c.parent_id=s.id) "
-            "FROM session s {where} ORDER BY s.updated_ms DESC, s.id DESC"
+            f"FROM ({page}) AS p JOIN session s ON s.id=p.id ORDER BY s.updated_ms DESC, s.id DESC"
         )
-        conditions, args = [], []
-        if project_dir is not None:
-            conditions.append("s.project_dir=?")
-            args.append(project_dir)
-        if top_level:
-            conditions.append("s.parent_id IS NULL")
-        where = "WHERE " + " AND ".join(conditions) if conditions else ""
-        rows = self._read("list sessions", sql.format(where=where), tuple(args))
+        rows = self._read("list sessions", sql, args)
         return [
             SessionSummary(session=self._session(row), message_count=row[2], child_count=row[3])
             for row in rows
@@ -287,48 +288,6 @@ class SessionStore:
             if holder is not None:
                 holder.parts.append(part)
         return out
-
-    def iter_messages(self, session_id: str, *, batch: int = 100) -> Iterator[MessageWithParts]:
-        """``messages(session_id)`` one at a time, read ``batch`` messages (and their parts) per
-        query: memory stays flat however long the session is (``session show``/``export``).
-
-        Not one snapshot: a message written while this runs may or may not be included.
-        """
-        after = ""
-        while True:
-            rows = self._read(
-                "read messages",
-                "SELECT id, body FROM message WHERE session_id=? AND id>? ORDER BY id LIMIT ?",
-                (session_id, after, batch),
-            )
-            if not rows:
-                return
-            ids = [row[0] for row in rows]
-            marks = ",".join("?" * len(ids))
-            parts = self._read(
-                "read parts",
-                f"SELECT message_id, body FROM part WHERE message_id IN ({marks}) ORDER BY id",
-                tuple(ids),
-            )
-            by_message: dict[str, list[str]] = {}
-            for message_id, body in parts:
-                by_message.setdefault(message_id, []).append(body)
-            for message_id, body in rows:
-                item = MessageWithParts(info=_MESSAGE.validate_json(body))
-                item.parts.extend(_PART.validate_json(part) for part in by_message.get(message_id, ()))
-                yield item
-            after = ids[-1]
-
-    def last_message(self, session_id: str, role: str | None = None) -> Message | None:
-        """The session's most recent message (of ``role`` when given), None when there is none."""
-        sql = "SELECT body FROM message WHERE session_id=? AND (? IS NULL OR role=?) ORDER BY id DESC LIMIT 1"
-        rows = self._read("read the last message", sql, (session_id, role, role))
-        return _MESSAGE.validate_json(rows[0][0]) if rows else None
-
-    def parts_of(self, message_id: str) -> list[Part]:
-        """The parts of one message, in creation order."""
-        rows = self._read("read parts", "SELECT body FROM part WHERE message_id=? ORDER BY id", (message_id,))
-        return [_PART.validate_json(row[0]) for row in rows]
 
     # -- parts ------------------------------------------------------------------------
 
@@ -507,15 +466,6 @@ class SessionStore:
             }
         )
         db.execute("UPDATE message SET body=? WHERE id=?", (fixed.model_dump_json(), message_id))
-
-
-def export_json(session: Session, messages: list[MessageWithParts]) -> str:
-    """A session and its conversation as one JSON document (``shellpilot session export``)."""
-    doc = {
-        "session": session.model_dump(mode="json"),
-        "messages": [item.model_dump(mode="json") for item in messages],
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
 __all__ = ["INTERRUPTED", "SessionStore", "export_json"]
