@@ -7,7 +7,7 @@ Run: .venv/bin/python benchmarks/scan.py [--rounds N] [--profile]
 Times are CPU time of this process (time.process_time), best of N interleaved rounds
 (default 15: on a shared 2-core box single rounds vary by 25%), so that other load skews
 the ratio less; both sides call the same `parse()` with the same reused parser.
-Targets (issue 2): >= 5,000 commands/s and full scan <= 3x bare parse. The scanner is
+Targets: >= 5,000 commands/s and full scan <= 3x bare parse. The scanner is
 measured as installed: compiled by mypyc (setup.py) unless SHELLPILOT_PURE_PYTHON=1.
 """
 

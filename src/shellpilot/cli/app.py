@@ -38,7 +38,17 @@ def _load(name: str) -> Any:
 
 
 class LazyGroup(TyperGroup):
-    """The top-level group: a sub-command's module is imported the first time it is looked up."""
+    """The top-level group: a sub-command's module is imported the first time it is looked up,
+    and a ShellpilotError ends the run as its message and exit code (also under CliRunner)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        except ShellpilotError as exc:
+            from shellpilot.cli.render import print_error
+
+            print_error(exc)
+            sys.exit(exc.exit_code)
 
     def list_commands(self, ctx: Any) -> list[str]:
         return [*SUBCOMMANDS, *(n for n in super().list_commands(ctx) if n not in SUBCOMMANDS)]
@@ -78,17 +88,9 @@ def _root(
 
 
 def main() -> None:
-    """Run the app; show ShellpilotError as a message + exit code.
-
-    Standalone mode lets click render usage errors and apply ``typer.Exit`` codes; our
-    own errors propagate out of it (pretty exceptions are off) and are printed here.
-    """
+    """Run the app: click renders usage errors and applies exit codes, ``LazyGroup.main``
+    shows our own errors, and Ctrl-C outside a sub-command's own handling exits 130."""
     try:
         app()
-    except ShellpilotError as exc:
-        from shellpilot.cli.render import print_error
-
-        print_error(exc)
-        sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)

@@ -166,11 +166,16 @@ class _NoTerminalReasons:
 
 
 def _build_loop(
-    ctx: CliContext, err: TextIO, refusing: Callable[[], bool] = lambda: False, allowed: Sequence[str] = ()
+    ctx: CliContext,
+    err: TextIO,
+    refusing: Callable[[], bool] = lambda: False,
+    allowed: Sequence[str] = (),
+    commands: bool = True,
 ) -> AgentLoop:
+    """The loop a run uses; ``commands`` False leaves the command registry (and every command
+    source module) unloaded, for a plain message."""
     import os
 
-    from shellpilot.command.registry import CommandRegistry
     from shellpilot.provider.registry import ProviderRegistry
     from shellpilot.session.loop import AgentLoop
 
@@ -179,13 +184,17 @@ def _build_loop(
         err.flush()
 
     providers = ProviderRegistry(ctx.loaded.config, env=os.environ, on_retry=on_retry)
-    commands = CommandRegistry(ctx.project_dir, ctx.loaded)
+    registry = None
+    if commands:
+        from shellpilot.command.registry import CommandRegistry
+
+        registry = CommandRegistry(ctx.project_dir, ctx.loaded)
     return AgentLoop(
         ctx.sessions,
         project_dir=ctx.project_dir,
         providers=providers,
         permissions=_NoTerminalReasons(ctx.permissions, refusing, allowed),
-        commands=commands,
+        commands=registry,
     )
 
 
@@ -205,7 +214,9 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
         interactive=opts.interactive,
         read_line=opts.read_line,
     )
-    loop = _build_loop(ctx, err, lambda: not prompt.interactive and not interrupted, opts.allow)
+    loop = _build_loop(
+        ctx, err, lambda: not prompt.interactive and not interrupted, opts.allow, commands=name is not None
+    )
     await _preflight(loop, opts, name)
     session = _session(ctx, opts, f"/{name} {text}" if name else text)
     renderer: Any = (

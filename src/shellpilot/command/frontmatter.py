@@ -55,7 +55,7 @@ def sanitise(text: str) -> str:
     """Rewrite unindented ``key: value`` lines whose value holds a ``:`` as block scalars.
 
     Values that are empty, ``|``/``>`` or already quoted, comments, blank and indented
-    lines are left alone (spec §4.1, the seed's fallback for ``description: a: b``).
+    lines are left alone (OpenCode's fallback for ``description: a: b``).
     We also rewrite a value that does not parse on its own, such as Claude's
     ``argument-hint: [pr-number] [priority]``, so it stays a string.
     """

@@ -15,8 +15,8 @@ _NUMBERED = re.compile(r"\$(\d+)")
 def hints(template: str, syntax: TemplateSyntax = "shellpilot") -> list[str]:
     """Distinct ``$N`` placeholders (N >= 1) in NUMERIC order, then ``$ARGUMENTS`` if used.
 
-    ``hints("$10 $2 $1 $2 $ARGUMENTS") == ["$1", "$2", "$10", "$ARGUMENTS"]``. The seed
-    sorted lexicographically (``$10`` before ``$2``, spec §7 item 1); we sort by number.
+    ``hints("$10 $2 $1 $2 $ARGUMENTS") == ["$1", "$2", "$10", "$ARGUMENTS"]``. OpenCode
+    sorts lexicographically (``$10`` before ``$2``); we sort by number.
     ``$0`` is literal text, so it is not a hint. Gemini templates report ``{{args}}``.
     """
     if syntax == "gemini":

@@ -62,7 +62,7 @@ def _load_dir(path: Path, flavour: str) -> Loaded:
 
 
 class CommandRegistry:
-    """Commands of one project, loaded once and cached (seed: Command state()).
+    """Commands of one project, loaded once and cached.
 
     ``config`` may be a ``Config`` or a ``LoadedConfig`` (whose file list lets config
     entries name the file they came from). ``config_dir`` is the user config dir

@@ -197,7 +197,7 @@ def uses_placeholders(template: str, syntax: TemplateSyntax = "shellpilot") -> b
 def segments(template: str, arguments: str, syntax: TemplateSyntax = "shellpilot") -> list[Segment]:
     """Substitute placeholders in ONE pass over ``template`` and cut it into segments.
 
-    Rules (seed: command(), placeholders; fixes spec §7 item 8): ``$N`` is argument N,
+    Rules: ``$N`` is argument N,
     empty when missing; the highest-numbered placeholder takes the rest joined by
     spaces; ``$0`` stays; every ``$ARGUMENTS`` (Gemini: ``{{args}}``) is the raw text.
     Inserted text is never scanned again, so ``$1``, ``\\1`` or `` !`x` `` inside an

@@ -164,7 +164,7 @@ def _describe(error: BaseException) -> str:
 
 
 class McpManager:
-    """The configured MCP servers of one project (seed: MCP.prompts / MCP.getPrompt).
+    """The configured MCP servers of one project, for their prompts.
 
     Servers start on first use (``prompts()``), concurrently, each within its
     ``timeout_ms``; one that fails or times out adds to ``warnings`` and is left out.

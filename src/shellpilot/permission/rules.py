@@ -74,14 +74,14 @@ def _pattern_specificity(rule: Rule) -> tuple[int, bool]:
 def evaluate(permission: str, pattern: str, rules: Sequence[Rule]) -> Rule:
     """The rule that decides ``pattern`` for ``permission``; its ``action`` is the answer.
 
-    Order-independent (unlike the source, where the last match won, spec 7.16): among
+    Order-independent (in OpenCode the last matching rule wins): among
     the matching rules the most specific wins (see ``specificity``). Built-in
     ``default`` rules form a lower tier: they decide only when none of the other rules
     (config, agent, grant) matches, or when their *pattern* is strictly more specific
     than the best of those. So ``"permission": "allow"`` overrides the default
     ``bash``/``external_directory`` asks, while the default allow for shellpilot's own
     tool-output folder survives a broad ``"external_directory": "deny"``.
-    A grant is an ordinary allow rule: a more specific deny still beats it (spec 7.3).
+    A grant is an ordinary allow rule: a more specific deny still beats it.
     No match at all -> a synthetic ``Rule(permission, "*", "ask", "none")``.
     """
     best_user: Rule | None = None
@@ -120,7 +120,7 @@ def expand_home(pattern: str, home: Path | None = None) -> str:
     """Expand a leading ``~``, ``~/``, ``$HOME`` or ``$HOME/`` to the home directory.
 
     Only at the start and only as a whole word: ``$HOMEfoo`` and ``~user/x`` stay as
-    written (the source expanded ``$HOMEfoo`` to ``<home>foo``, spec 7.14).
+    written (OpenCode expands ``$HOMEfoo`` to ``<home>foo``).
     """
     base = str(home if home is not None else Path(os.path.expanduser("~")))
     for prefix in ("~", "$HOME"):
@@ -143,7 +143,7 @@ def rules_from_config(
     source: Source = "config",
     home: Path | None = None,
 ) -> list[Rule]:
-    """Rules from a ``permission`` config value (seed: permission fromConfig, spec 1.4).
+    """Rules from a ``permission`` config value.
 
     Accepted shapes (``None`` gives no rules):
 

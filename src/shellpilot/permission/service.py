@@ -142,7 +142,7 @@ def check(
 ) -> Verdict:
     """Decide ``patterns`` against ``rules`` without asking anyone (pure).
 
-    Any denied pattern -> ``deny`` (even if another needs asking, spec 1.2); every
+    Any denied pattern -> ``deny`` (even if another needs asking); every
     pattern allowed (or read-only-allowed) -> ``allow`` (so an empty list passes);
     otherwise ``ask`` with ``needs``. A pattern listed in ``unanalysed`` (a whole
     command text asked because the scan was ``unknown``) is judged by
@@ -175,7 +175,7 @@ class _Pending:
 
 
 class PermissionService:
-    """Asks, waits and remembers (seed: permission service ask/reply; spec 1.2-1.3).
+    """Asks, waits for the reply and remembers "always" answers as grants.
 
     Build one per project at start-up: ``grants_path`` is that project's grants file
     (``grants.grants_path(data_dir, project_dir)``), read now and written on every

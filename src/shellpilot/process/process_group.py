@@ -121,7 +121,7 @@ async def terminate_group(leader: int, grace_s: float) -> list[int]:
     real liveness (/proc), not by "a signal was sent". Grandchildren are included.
 
     Returns the pids still alive at the end (normally []; a process that left the
-    session with setsid cannot be found). (seed: shell tool, kill with forceKillAfter 3 s.)
+    session with setsid cannot be found).
     """
     alive = group_members(leader)
     if not alive:

@@ -83,7 +83,7 @@ class ModelRequest(_Frozen):
 
     model: str
     system: str = ""
-    messages: Transcript = Field(default_factory=Transcript)
+    messages: Transcript[Message] = Field(default_factory=Transcript)
     tools: list[ToolSpec] = Field(default_factory=list)
     tool_choice: ToolChoice = "auto"
     temperature: float | None = None

@@ -3,8 +3,8 @@
 Owns: the arity table and `prefix()`. Must not touch: parsing, rules, matching or I/O.
 
 `git checkout -b x` -> `git checkout`, `npm run dev` -> `npm run dev`, `ls -la` -> `ls`.
-The table is wider than the reference (spec §1.6) and keyed by exact token runs, so a
-command called `constructor` or `__proto__` is simply a command (spec §7.5).
+The table is wider than OpenCode's and keyed by exact token runs, so a command called
+`constructor` or `__proto__` is simply a command.
 """
 
 from __future__ import annotations
@@ -283,7 +283,7 @@ def prefix(tokens: Sequence[str]) -> list[str]:
     The longest run of leading tokens that is a key wins; returns its first `arity`
     tokens (never more than given). No hit -> the first token; empty input -> `[]`.
     Flags count as tokens (`git -C x status` -> `git -C`).
-    Source: spec §1.6 (reference table), widened for common developer CLIs.
+    The table is OpenCode's, widened for common developer CLIs.
     """
     if not tokens:
         return []

@@ -89,9 +89,7 @@ class BashNesting(BashWords):
 
             scan_cmd(script, cwds, self.builder, self.resolver)
         else:
-            from shellpilot.scanner.scan_powershell import scan_powershell
-
-            scan_powershell(script, cwds, self.builder, self.resolver, self.depth + 1)
+            self.builder.scan_nested("powershell", script, cwds, self.resolver, self.depth + 1)
 
     def trap(self, args: list[Word], cwds: Cwds) -> None:
         """`trap ACTION SIGNAL...`: ACTION runs later in this shell, so it is scanned now."""

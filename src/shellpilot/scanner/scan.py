@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from typing import Any
 
 from shellpilot.scanner.cmdline import scan_cmd
 from shellpilot.scanner.parse import POSIX_SHELLS, POWERSHELLS
@@ -68,6 +69,16 @@ def shell_kind(shell: str) -> str:
     return "other"
 
 
+def _nested(
+    grammar: str, script: str, cwds: tuple[str, ...] | None, builder: ScanBuilder, resolver: Any, depth: int
+) -> None:
+    """The grammar dispatcher handed to every scanner: a nested bash or PowerShell script."""
+    if grammar == "powershell":
+        scan_powershell(script, cwds, builder, resolver, depth)
+    else:
+        scan_bash(script, cwds, builder, resolver, depth)
+
+
 def scan(
     command: str,
     *,
@@ -110,7 +121,6 @@ def scan(
     backticks in unquoted here-documents), scans their text and sets `unknown`.
     Brace lists and sequences in literal words are expanded as bash does (`cp a{,.bak}`,
     over 64 words: `unknown`); a glob component that may match `..` (`.?/x`) is `unknown`.
-    Source: issue 2 §2; spec §2.3 ("Permission scan") and §7.2 (its gaps, closed here).
     """
     # (callers pass Paths or strs; os.fspath on a Path costs two Python-level calls)
     project_text = project_dir if isinstance(project_dir, str) else os.fspath(project_dir)
@@ -130,7 +140,7 @@ def scan(
         start = _normalised(cwd_text, project)
     else:
         project, start = placed
-    builder = ScanBuilder(len(command))
+    builder = ScanBuilder(len(command), nested=_nested)
     resolver = PathResolver(project, builder)
     if not resolver.inside(start):
         builder.outside(start)

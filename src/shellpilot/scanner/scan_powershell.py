@@ -227,8 +227,6 @@ class _PowerShellScanner:
 
     def shell(self, name: str, args: list[Word], cwds: Cwds) -> None:
         """bash/sh `-c STR`, `cmd /c STR`, `pwsh -Command STR` run from PowerShell."""
-        from shellpilot.scanner.scan_bash import scan_bash
-
         if self.depth + 1 > MAX_DEPTH:
             self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
             return
@@ -251,7 +249,7 @@ class _PowerShellScanner:
                 if not rest or rest[0].dynamic:
                     self.builder.unknown(f"{name} -c runs a dynamic string")
                 elif self.builder.rescan(rest[0].value):
-                    scan_bash(rest[0].value, cwds, self.builder, self.resolver, self.depth + 1)
+                    self.builder.scan_nested("bash", rest[0].value, cwds, self.resolver, self.depth + 1)
                 return
         if args:
             self.resolver.check(args[0], cwds, name, windows=True)

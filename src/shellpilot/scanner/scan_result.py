@@ -6,6 +6,7 @@ Must not touch: parsing, shells or permission rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from shellpilot.scanner.arity import prefix_text as arity_text
@@ -122,6 +123,12 @@ class Scan(Record):
         self.writes: Final = writes
 
 
+NestedScan = Callable[[str, str, "tuple[str, ...] | None", "ScanBuilder", Any, int], None]
+"""``(grammar, script, cwds, builder, resolver, depth)``: scan ``script`` as a nested shell of
+``grammar`` ("bash" or "powershell") runs it. scan.py hands one to every ScanBuilder, so a
+grammar's scanner reaches the other grammar's without importing it."""
+
+
 class ScanBuilder:
     """Accumulates one scan's results in order, de-duplicated (dict keys as ordered sets)."""
 
@@ -132,13 +139,15 @@ class ScanBuilder:
         "_reasons",
         "_writes",
         "commands",
+        "nested",
         "nesting",
         "rescan_budget",
         "seen",
     )
 
-    def __init__(self, source_length: int = 0) -> None:
-        """`source_length`: characters of the scanned line, which sets the rescan budget."""
+    def __init__(self, source_length: int = 0, nested: NestedScan | None = None) -> None:
+        """`source_length`: characters of the scanned line, which sets the rescan budget;
+        `nested` scans text run by a shell of another grammar (without it, such text is unknown)."""
         self._patterns: dict[str, None] = {}
         self._always: dict[str, None] = {}
         self._dirs: dict[str, None] = {}
@@ -150,6 +159,16 @@ class ScanBuilder:
         self.nesting = 0
         # Characters of nested command text still allowed (see RESCAN_FACTOR).
         self.rescan_budget = RESCAN_FACTOR * source_length + RESCAN_SLACK
+        self.nested = nested
+
+    def scan_nested(
+        self, grammar: str, script: str, cwds: tuple[str, ...] | None, resolver: Any, depth: int
+    ) -> None:
+        """Scan `script` as a nested `grammar` shell runs it (bash or powershell), at `depth`."""
+        if self.nested is None:
+            self.unknown(f"{grammar} text run by another shell is not analysed here")
+        else:
+            self.nested(grammar, script, cwds, self, resolver, depth)
 
     def command(
         self,

@@ -143,7 +143,7 @@ def unwrap(words: Sequence[Word]) -> Unwrapped:
     """Peel wrappers off `words` (a whole simple command, name first).
 
     Nested wrappers are followed (`sudo env X=1 nice -n 5 rm x` -> index of `rm`). A
-    dynamic word stops the walk. Source: issue 2 §2 "Wrappers are unwrapped".
+    dynamic word stops the walk.
     """
     result = Unwrapped()
     n = len(words)

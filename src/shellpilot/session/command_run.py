@@ -1,7 +1,7 @@
 """Running a slash command in a session: expand it, post it, run the loop, announce it.
 
 Owns: the command -> user message | subtask part decision and ``command.executed``
-(spec 3.1; seed 002: command execution, subtask). Must not touch: template expansion
+Must not touch: template expansion
 (``shellpilot.command``), the step loop (loop.py).
 """
 
@@ -20,7 +20,7 @@ from shellpilot.session.turn import TurnResult
 if TYPE_CHECKING:
     from shellpilot.command.references import FileReference
     from shellpilot.command.registry import CommandRegistry
-    from shellpilot.session.loop import AgentLoop
+    from shellpilot.session.ops import LoopOps
 
 
 def _file_part(session_id: str, message_id: str, ref: FileReference) -> FilePart:
@@ -34,16 +34,9 @@ def _file_part(session_id: str, message_id: str, ref: FileReference) -> FilePart
     )
 
 
-def _registry(loop: AgentLoop) -> CommandRegistry:
-    from shellpilot.command.registry import CommandRegistry
-
-    if loop.commands is None:
-        loop.commands = CommandRegistry(loop.project_dir, loop.config)
-    return loop.commands
-
-
 async def run_command(
-    loop: AgentLoop,
+    loop: LoopOps,
+    commands: CommandRegistry,
     session_id: str,
     name: str,
     arguments: str = "",
@@ -59,7 +52,7 @@ async def run_command(
     agent's, else ``model``, else the session's last, else the default. A subtask command
     posts a ``SubtaskPart`` (the user message keeps the caller's agent and model) that the
     loop runs through the ``task`` tool in a child session; its ``@file`` attachments are
-    inlined into the subtask prompt (the source dropped them, spec 7.9). Otherwise the text,
+    inlined into the subtask prompt (OpenCode drops them). Otherwise the text,
     attachments and ``files`` become the user's message. Publishes ``command.executed``.
     Raises CommandNotFound, AgentNotFound, ModelNotFound, ProviderNotConfigured before
     anything is posted.
@@ -68,7 +61,7 @@ async def run_command(
     from shellpilot.command.template import ExpandContext, expand
 
     loop.store.get_session(session_id)
-    command = await _registry(loop).get(name)
+    command = await commands.get(name)
     caller = loop.resolve_agent(agent)
     ctx = ExpandContext(
         project_dir=loop.project_dir,

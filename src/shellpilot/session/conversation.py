@@ -45,7 +45,7 @@ class Conversation:
         self._read = read_file
         self._open: set[str] = set()
         self._settled = 0
-        self._transcript = Transcript()
+        self._transcript: Transcript[ModelMessage] = Transcript()
         self._volatile: list[tuple[int, list[ModelMessage]]] = []
         self._stop: Callable[[], None] | None = None
 
@@ -125,7 +125,7 @@ class Conversation:
 
     # -- the model's view -----------------------------------------------------------------
 
-    def transcript(self) -> Transcript:
+    def transcript(self) -> Transcript[ModelMessage]:
         """The provider messages of ``items`` (equal to ``to_model_messages(items)``)."""
         for index, before in self._volatile:  # attachments are read afresh for every request
             if model_messages(self.items[index], read_file=self._read) != before:

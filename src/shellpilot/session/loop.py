@@ -82,7 +82,7 @@ def default_tools(config: Config, data_dir: Path) -> list[Tool]:
 
 
 class AgentLoop:
-    """Runs prompts and commands on the sessions of one project (seed: agent loop, spec 3, 5).
+    """Runs prompts and commands on the sessions of one project.
 
     Built once at start-up on a ``SessionService`` (its store, bus, run state, config and
     data dir), with the providers and the permission service. ``prompt`` writes the
@@ -165,8 +165,20 @@ class AgentLoop:
         """Run the slash command ``/name arguments`` (see ``command_run.run_command``)."""
         from shellpilot.session.command_run import run_command
 
+        if self.commands is None:
+            from shellpilot.command.registry import CommandRegistry
+
+            self.commands = CommandRegistry(self.project_dir, self.config)
         return await run_command(
-            self, session_id, name, arguments, agent=agent, model=model, format=format, files=files
+            self,
+            self.commands,
+            session_id,
+            name,
+            arguments,
+            agent=agent,
+            model=model,
+            format=format,
+            files=files,
         )
 
     async def resume(self, session_id: str) -> TurnResult:
@@ -176,8 +188,8 @@ class AgentLoop:
         )
 
     async def run_subtask(self, request: SubtaskRequest, ctx: ToolContext) -> SubtaskOutcome:
-        """``SubtaskRunner`` for the task tool: a child session (see subtask.py)."""
-        return await self.children.run(request, ctx)
+        """``TaskPromptOps`` for the task tool: a child session (see subtask.py)."""
+        return await self.children.run_subtask(request, ctx)
 
     # -- building messages ----------------------------------------------------------------
 

@@ -65,7 +65,8 @@ class MessageError(_Model):
 class OutputFormat(_Model):
     """What the user asked the answer to look like: plain text or JSON matching ``schema``.
 
-    Seed: structured output (``format`` on the user message, retry count default 2).
+    ``retry_count`` (default 2): invalid structured answers the model may correct before the
+    turn fails.
     """
 
     type: Literal["text", "json_schema"] = "text"

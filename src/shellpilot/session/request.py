@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shellpilot.agent.model import Agent
+from shellpilot.provider.base import Message as ModelMessage
 from shellpilot.provider.base import ModelRequest, ToolChoice, ToolSpec
 from shellpilot.provider.transcript import Transcript
 from shellpilot.session.system import Environment, system_prompt
@@ -53,7 +54,7 @@ def build_request(
     agent: Agent,
     env: Environment,
     agents_md: str | None,
-    messages: Transcript,
+    messages: Transcript[ModelMessage],
     tools: Sequence[ToolSpec],
     structured_line: str | None = None,
     last_step: bool = False,

@@ -21,7 +21,7 @@ T = TypeVar("T")
 
 
 class Phase(StrEnum):
-    """What a session is doing (seed: SessionRunState; spec 5.1)."""
+    """What a session is doing."""
 
     IDLE = "idle"
     RUNNING = "running"
@@ -117,7 +117,7 @@ class RunState:
       drop a queued loop), reject the session's pending permission requests through
       ``cancel_permissions(session_id)``, wait for the work to end: status is idle after.
     - ``lease`` (the store) makes busy-ness visible to other processes on the same store.
-    Publishes ``session.status`` busy/idle on the bus. Seed: SessionRunState; spec 5.1.
+    Publishes ``session.status`` busy/idle on the bus.
     """
 
     def __init__(
@@ -253,7 +253,7 @@ class RunState:
             self._go_idle(session_id)
 
     async def cancel(self, session_id: str) -> None:
-        """Stop what the session runs and wait until it is idle (seed: SessionRunState.cancel)."""
+        """Stop what the session runs and wait until it is idle."""
         if self.cancel_permissions is not None:
             outcome = self.cancel_permissions(session_id)
             if inspect.isawaitable(outcome):

@@ -37,7 +37,7 @@ from shellpilot.session.writer import SessionWriter
 from shellpilot.storage.store import SessionStore
 
 USER_SHELL_TEXT = "The following tool was executed by the user"
-"""Text of the synthetic user part before a user shell (spec 3.3, seed 7.5)."""
+"""Text of the synthetic user part before a user shell, so the model knows the user ran it."""
 
 ABORTED_TEXT = "aborted by the user"
 
@@ -68,7 +68,7 @@ def _scan_metadata(command: str, project_dir: Path) -> dict[str, Any] | None:
 
 
 class SessionService:
-    """Sessions for the CLI, the server and the loop (seed: SessionPrompt.shellImpl; spec 3.3).
+    """Sessions for the CLI, the server and the loop, and the user's direct shell.
 
     ``shell()`` runs through the same runner as the ``bash`` tool (limits, spill file,
     non-interactive env, process-group kill), in the session's project dir, with the

@@ -27,7 +27,7 @@ class Skill:
     path: Path
 
     def template(self) -> str:
-        """The body plus a line naming the folder (seed: skill commands)."""
+        """The body plus a line naming the folder."""
         return f"{self.body}\n\nBase directory for this skill: {self.folder}"
 
 

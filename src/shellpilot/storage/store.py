@@ -54,7 +54,7 @@ class SessionStore(Reads):
     - ``update_part_live`` coalesces live updates of a running tool part: at most one write
       per ``live_interval_ms`` (default 250 ms) per part, the latest value wins, a pending
       value is flushed by a timer on the running event loop, and ``put_part`` (the final
-      state) always writes. Seed: tool metadata streamed into the running part.
+      state) always writes.
     - At open, pending/running parts whose owning process is dead become ``error``
       "interrupted" (their live metadata, e.g. the output so far, kept), their assistant
       message gets an ``Interrupted`` error, and dead processes' leases are dropped

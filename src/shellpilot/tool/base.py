@@ -68,7 +68,7 @@ def _ignore_metadata(title: str | None, values: Mapping[str, Any]) -> None:
 
 @dataclass
 class ToolContext:
-    """Everything a tool may use while it runs (seed: tool ctx with ask/metadata/abort).
+    """Everything a tool may use while it runs: ask, live metadata, abort.
 
     ``abort`` is set when the user cancels; ``ask`` goes to the permission service with
     the session's rules already bound; ``metadata`` updates the live tool part.
