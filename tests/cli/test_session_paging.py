@@ -1,23 +1,26 @@
 """``session list`` pages (newest 50 by default, ``--limit``, ``--all``); ``show`` and ``export``
-stream a long session: real subprocesses on a real store."""
+stream a long session: the CLI in-process (typer's CliRunner) on a real store."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
+from click.testing import Result
+from typer.testing import CliRunner
+
+from shellpilot.cli.app import app
 from shellpilot.paths import store_path
 from shellpilot.session.models import AssistantMessage, Session, TextPart, UserMessage
 from shellpilot.storage.store import SessionStore
 
 
-def _sp(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shellpilot", *args], cwd=cwd, capture_output=True, text=True, timeout=60
-    )
+def _sp(*args: str, cwd: Path) -> Result:
+    """``shellpilot ARGS`` run in this process from ``cwd``."""
+    with contextlib.chdir(cwd):
+        return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
 def _store() -> SessionStore:
@@ -45,7 +48,7 @@ def test_list_pages_newest_first_and_all_shows_everything(project: Path, tmp_pat
     newest_first = [s.id for s in reversed(made)]
 
     listed = _sp("session", "list", cwd=project)
-    assert listed.returncode == 0, listed.stderr
+    assert listed.exit_code == 0, listed.stderr
     assert _ids(listed.stdout) == newest_first[:50]
     assert "50 most recent of 55" in listed.stderr and "--all" in listed.stderr
 
@@ -53,7 +56,7 @@ def test_list_pages_newest_first_and_all_shows_everything(project: Path, tmp_pat
     assert _ids(limited.stdout) == newest_first[:3] and "3 most recent of 55" in limited.stderr
 
     everything = _sp("session", "list", "--all", cwd=project)
-    assert everything.returncode == 0, everything.stderr
+    assert everything.exit_code == 0, everything.stderr
     assert set(_ids(everything.stdout)) >= {*newest_first, child.id, other.id}
     assert everything.stderr == ""
 
@@ -61,7 +64,7 @@ def test_list_pages_newest_first_and_all_shows_everything(project: Path, tmp_pat
     assert len(set(_ids(capped.stdout)) - {made[0].id}) == 2  # a parent column may repeat an id
 
     bad = _sp("session", "list", "--limit", "0", cwd=project)
-    assert bad.returncode != 0 and "--limit" in bad.stderr
+    assert bad.exit_code != 0 and "--limit" in bad.stderr
 
 
 def test_show_and_export_a_long_session(project: Path) -> None:
@@ -75,15 +78,15 @@ def test_show_and_export_a_long_session(project: Path) -> None:
         expected = store.messages(session.id)
 
     shown = _sp("session", "show", session.id, cwd=project)
-    assert shown.returncode == 0, shown.stderr
+    assert shown.exit_code == 0, shown.stderr
     positions = [shown.stdout.index(f"line {n}\n") for n in range(250)]
     assert positions == sorted(positions)
 
     exported = _sp("session", "export", session.id, cwd=project)
-    assert exported.returncode == 0, exported.stderr
+    assert exported.exit_code == 0, exported.stderr
     doc = json.loads(exported.stdout)
     assert doc["session"]["id"] == session.id
     assert doc["messages"] == [item.model_dump(mode="json") for item in expected]
 
     missing = _sp("session", "export", "ses_missing", cwd=project)
-    assert missing.returncode != 0 and missing.stdout == "" and "ses_missing" in missing.stderr
+    assert missing.exit_code != 0 and missing.stdout == "" and "ses_missing" in missing.stderr
