@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
+from shellpilot.command.cache import ParseCache, Wrap
 from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.hints import hints
 from shellpilot.command.model import Command, PromptFetcher
@@ -23,6 +24,9 @@ from shellpilot.command.sources import (
     load_gemini_dir,
     load_markdown_dir,
 )
+from shellpilot.command.sources.base import FileParser
+from shellpilot.command.sources.gemini import load_gemini_file
+from shellpilot.command.sources.markdown import load_markdown_file
 from shellpilot.config.load import LoadedConfig
 from shellpilot.config.model import Config
 from shellpilot.errors import CommandNotFound
@@ -51,14 +55,20 @@ def _file_sources(project: Path) -> list[tuple[Path, str]]:
     return dirs
 
 
-def _load_dir(path: Path, flavour: str) -> Loaded:
+def _plain(parse: FileParser) -> FileParser:
+    return parse
+
+
+def _load_dir(path: Path, flavour: str, wrap: Wrap = _plain) -> Loaded:
+    """One command directory; ``wrap`` (a parse cache) wraps each per-file parser."""
     if flavour == "gemini":
-        return load_gemini_dir(path)
+        return load_gemini_dir(path, parse=wrap(load_gemini_file))
+    markdown = wrap(load_markdown_file)
     if flavour == "claude":
-        return load_markdown_dir(path, "claude")
+        return load_markdown_dir(path, "claude", parse=markdown)
     if flavour == "opencode":
-        return load_markdown_dir(path, "opencode")
-    return load_markdown_dir(path, "shellpilot")
+        return load_markdown_dir(path, "opencode", parse=markdown)
+    return load_markdown_dir(path, "shellpilot", parse=markdown)
 
 
 class CommandRegistry:
@@ -70,6 +80,8 @@ class CommandRegistry:
     when None and ``config.mcp`` has enabled servers, the registry makes and owns one
     (close it with ``aclose()`` or ``async with``). ``get``/``list`` are async because
     MCP servers start on first use; ``load_files`` is the synchronous file-only part.
+    ``cache`` keeps each command file's parse between processes (``ParseCache``; None:
+    every file is read and parsed).
     """
 
     def __init__(
@@ -79,6 +91,7 @@ class CommandRegistry:
         *,
         config_dir: str | Path | None = None,
         mcp: McpManager | None = None,
+        cache: ParseCache | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         if isinstance(config, LoadedConfig):
@@ -94,6 +107,7 @@ class CommandRegistry:
         self._files: tuple[list[Loaded], list[Command], list[LoadWarning]] | None = None
         self._file_warnings: list[LoadWarning] = []
         self._mcp_loaded = False
+        self._cache = cache
 
     # -- loading -----------------------------------------------------------------------
 
@@ -126,14 +140,17 @@ class CommandRegistry:
     def _read_files(self) -> tuple[list[Loaded], list[Command], list[LoadWarning]]:
         """Every file-backed source, weakest first, plus the skills (read once, cached)."""
         if self._files is None:
+            wrap = self._cache.wrap if self._cache is not None else _plain
             layers: list[Loaded] = [Loaded(commands=builtin_commands(self.project_dir))]
             if self.config_dir is not None:
                 for d in ("command", "commands"):
-                    layers.append(load_markdown_dir(self.config_dir / d, "shellpilot"))
+                    layers.append(_load_dir(self.config_dir / d, "shellpilot", wrap))
             layers.append(config_commands(self.config, self._sources))
-            layers += [_load_dir(path, flavour) for path, flavour in _file_sources(self.project_dir)]
+            layers += [_load_dir(path, flavour, wrap) for path, flavour in _file_sources(self.project_dir)]
             skills, skill_warnings = discover_skills(skill_dirs(self.project_dir, self.config_dir))
             self._files = (layers, [_skill_command(s) for s in skills], skill_warnings)
+            if self._cache is not None:
+                self._cache.save()
         return self._files
 
     def _build(self, prompts: list[McpPrompt]) -> dict[str, Command]:

@@ -7,6 +7,7 @@ Must not touch: any one format's rules (markdown.py, gemini.py).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,11 @@ class Loaded:
         self.warnings.extend(other.warnings)
 
 
+FileParser = Callable[..., Loaded]
+"""``parse(name, path, *format_arguments) -> Loaded``: one command file read into commands and
+warnings. Each directory loader takes one (``parse=``), so a cache can wrap it (command/cache.py)."""
+
+
 def walk_files(root: Path, suffix: str) -> list[tuple[str, Path]]:
     """``(name, path)`` for every file under ``root`` ending in ``suffix``, sorted by name.
 
@@ -40,9 +46,10 @@ def walk_files(root: Path, suffix: str) -> list[tuple[str, Path]]:
         dirs.sort()
         rel = os.path.relpath(current, base)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        folder = Path(current)  # joined per file below: half the cost of Path(current, file)
         for file in files:
             if file.endswith(suffix) and len(file) > len(suffix):
-                found.append((prefix + file[: -len(suffix)], Path(current, file)))
+                found.append((prefix + file[: -len(suffix)], folder / file))
     found.sort(key=lambda item: item[0])
     return found
 

@@ -16,7 +16,7 @@ from typing import Any
 from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.hints import hints
 from shellpilot.command.model import Command
-from shellpilot.command.sources.base import Loaded, read_text, text_field, walk_files
+from shellpilot.command.sources.base import FileParser, Loaded, read_text, text_field, walk_files
 
 _AT_LINE = re.compile(r"at line (\d+)")
 _ASSIGN = re.compile(r"^[A-Za-z_][\w-]*\s*=")
@@ -77,9 +77,10 @@ def load_gemini_file(name: str, path: Path) -> Loaded:
     return loaded
 
 
-def load_gemini_dir(root: Path) -> Loaded:
-    """Every ``**/*.toml`` under ``root`` (name = relative path without ``.toml``)."""
+def load_gemini_dir(root: Path, *, parse: FileParser = load_gemini_file) -> Loaded:
+    """Every ``**/*.toml`` under ``root`` (name = relative path without ``.toml``); each
+    file read by ``parse`` (``load_gemini_file`` or a cache around it)."""
     loaded = Loaded()
     for name, path in walk_files(root, ".toml"):
-        loaded.extend(load_gemini_file(name, path))
+        loaded.extend(parse(name, path))
     return loaded

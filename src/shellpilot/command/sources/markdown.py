@@ -16,6 +16,7 @@ from shellpilot.command.frontmatter import FrontmatterError, parse_markdown
 from shellpilot.command.hints import hints
 from shellpilot.command.model import Command
 from shellpilot.command.sources.base import (
+    FileParser,
     Loaded,
     bool_field,
     list_field,
@@ -97,9 +98,12 @@ def load_markdown_file(name: str, path: Path, flavour: MarkdownFlavour) -> Loade
     return loaded
 
 
-def load_markdown_dir(root: Path, flavour: MarkdownFlavour = "shellpilot") -> Loaded:
-    """Every ``**/*.md`` under ``root`` (name = relative path without ``.md``), sorted."""
+def load_markdown_dir(
+    root: Path, flavour: MarkdownFlavour = "shellpilot", *, parse: FileParser = load_markdown_file
+) -> Loaded:
+    """Every ``**/*.md`` under ``root`` (name = relative path without ``.md``), sorted;
+    each file read by ``parse`` (``load_markdown_file`` or a cache around it)."""
     loaded = Loaded()
     for name, path in walk_files(root, ".md"):
-        loaded.extend(load_markdown_file(name, path, flavour))
+        loaded.extend(parse(name, path, flavour))
     return loaded
