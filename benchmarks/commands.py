@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -35,13 +36,16 @@ EXPAND_TARGET_MS = 1.0
 LIST_TARGET_MS = 200.0
 
 
-def make_files(root: Path, count: int = FILES) -> None:
+def make_files(root: Path, count: int = FILES, *, clean: bool = False) -> None:
+    """``count`` markdown commands in 20 folders; unless ``clean``, each description holds an
+    unquoted colon (strict YAML fails, the sanitiser runs, each file gets a load warning)."""
     for i in range(count):
         folder = root / ".shellpilot" / "command" / f"group{i % 20}"
         folder.mkdir(parents=True, exist_ok=True)
+        description = f'"Command number {i}: does things"' if clean else f"Command number {i}: does things"
         (folder / f"cmd{i}.md").write_text(
             "---\n"
-            f"description: Command number {i}: does things\n"  # unquoted colon: the sanitiser runs
+            f"description: {description}\n"
             "agent: build\n"
             "subtask: false\n"
             "---\n"
@@ -86,11 +90,14 @@ def report(label: str, times: list[float], target: float) -> None:
     )
 
 
-def bench_list(root: Path, files: int, runs: int) -> tuple[list[float], list[float]]:
-    """Whole-process ``command list`` times (ms): cold (fresh data dir each run), then warm."""
+def bench_list(
+    root: Path, files: int, runs: int
+) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Whole-process ``command list``: wall times (ms) cold (fresh data dir each run) and warm,
+    then the CPU times (user + system, ms) of the same runs (steadier on a busy machine)."""
     project = root / "many"
     project.mkdir()
-    make_files(project, files)
+    make_files(project, files, clean=True)  # a tree without load warnings, as most are
     exe = Path(sys.executable).with_name("shellpilot")
     cli = [str(exe)] if exe.exists() else [sys.executable, "-m", "shellpilot"]
     argv = [*cli, "command", "list", "--dir", str(project)]
@@ -98,10 +105,15 @@ def bench_list(root: Path, files: int, runs: int) -> tuple[list[float], list[flo
     env["SHELLPILOT_CONFIG_DIR"] = str(root / "no-user-config")
     data = root / "data"
 
+    cpu: list[float] = []
+
     def once() -> float:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run(argv, env={**env, "SHELLPILOT_DATA_DIR": str(data)}, capture_output=True)
         elapsed = (time.perf_counter() - started) * 1000
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
         assert done.returncode == 0, done.stderr
         assert done.stdout.count(b"\n/") + done.stdout.startswith(b"/") >= files, "commands missing"
         return elapsed
@@ -112,7 +124,7 @@ def bench_list(root: Path, files: int, runs: int) -> tuple[list[float], list[flo
         shutil.rmtree(data, ignore_errors=True)
         cold.append(once())
     warm = [once() for _ in range(runs)]
-    return cold, warm
+    return cold, warm, cpu[1 : runs + 1], cpu[runs + 1 :]
 
 
 def main() -> None:
@@ -124,9 +136,11 @@ def main() -> None:
         root = Path(tmp)
         make_files(root)
         report(f"registry load, {FILES} markdown files", bench_load(root), LOAD_TARGET_MS)
-        cold, warm = bench_list(root, args.files, args.runs)
+        cold, warm, cold_cpu, warm_cpu = bench_list(root, args.files, args.runs)
         report(f"command list, {args.files} files, cold cache", cold, LIST_TARGET_MS)
         report(f"command list, {args.files} files, warm cache", warm, LIST_TARGET_MS)
+        report("  the same, CPU time, cold cache", cold_cpu, LIST_TARGET_MS)
+        report("  the same, CPU time, warm cache", warm_cpu, LIST_TARGET_MS)
         pure, full = asyncio.run(bench_expand(root))
         report("substitute, 12 placeholders", pure, EXPAND_TARGET_MS)
         report("expand (incl. @refs), 12 placeholders", full, EXPAND_TARGET_MS)

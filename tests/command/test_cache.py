@@ -7,7 +7,9 @@ import os
 import subprocess
 import sys
 import textwrap
+import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,6 +35,12 @@ def write_tree(project: Path) -> None:
     gemini = project / ".gemini" / "commands"
     gemini.mkdir(parents=True)
     (gemini / "ask.toml").write_text('description = "Ask"\nprompt = "Answer {{args}}"\n')
+
+
+def read_cache(file: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The header and the body of a cache file."""
+    head, _, body = file.read_bytes().partition(b"\n")
+    return json.loads(head), json.loads(body)
 
 
 def load(project: Path, data: Path) -> tuple[CommandRegistry, ParseCache]:
@@ -75,8 +83,9 @@ def test_a_changed_added_or_removed_file_is_seen(tree: Path, tmp_path: Path) -> 
     assert names["git/commit"].description == "Commit XY"
     assert "plain" not in names and names["new"].template == "New $1"
     assert cache.misses == 2 and cache.hits == 5
-    saved = json.loads(cache.file.read_text())
-    assert not any("plain.md" in key for key in saved["entries"])  # gone files leave the cache
+    _, saved = read_cache(cache.file)
+    files = [key for group in saved.values() for key in group]
+    assert len(files) == 7 and not any("plain.md" in key for key in files)  # gone files leave
 
 
 def test_a_file_changed_in_place_with_the_same_size_and_mtime_is_seen(tree: Path, tmp_path: Path) -> None:
@@ -92,11 +101,24 @@ def test_a_file_changed_in_place_with_the_same_size_and_mtime_is_seen(tree: Path
 
 @pytest.mark.parametrize(
     "damage",
-    [b"", b"{not json", b'{"version": 1, "code": [], "entries": {"k": {"stamp": "x"}}}', b"\xff\xfe"],
+    ["empty", "not json", "a flipped byte", "truncated", "entries of the wrong shape", "not utf-8"],
 )
-def test_a_damaged_cache_file_is_ignored_and_rewritten(tree: Path, tmp_path: Path, damage: bytes) -> None:
+def test_a_damaged_cache_file_is_ignored_and_rewritten(tree: Path, tmp_path: Path, damage: str) -> None:
     _, first = load(tree, tmp_path / "data")
-    first.file.write_bytes(damage)
+    good = first.file.read_bytes()
+    header = json.loads(good.partition(b"\n")[0])
+    wrong = json.dumps({"g": {"k": {"stamp": 1}}, "h": [1, 2]}).encode()
+    damaged = {
+        "empty": b"",
+        "not json": b"{not json\n[",
+        "a flipped byte": good[:-10] + bytes([good[-10] ^ 0x20]) + good[-9:],
+        "truncated": good[: len(good) // 2],
+        "entries of the wrong shape": json.dumps({**header, "crc": zlib.crc32(wrong)}).encode()
+        + b"\n"
+        + wrong,
+        "not utf-8": b"\xff\xfe\n\xff",
+    }[damage]
+    first.file.write_bytes(damaged)
     registry, cache = load(tree, tmp_path / "data")
     assert cache.misses == 7 and listing(registry)[0] == listing(load(tree, tmp_path / "fresh")[0])[0]
     assert load(tree, tmp_path / "data")[1].hits == 7  # rewritten whole
@@ -104,9 +126,9 @@ def test_a_damaged_cache_file_is_ignored_and_rewritten(tree: Path, tmp_path: Pat
 
 def test_a_cache_written_by_other_code_is_not_reused(tree: Path, tmp_path: Path) -> None:
     _, first = load(tree, tmp_path / "data")
-    doc = json.loads(first.file.read_text())
-    doc["code"][0][1] += 1  # as if a parser module had changed
-    first.file.write_text(json.dumps(doc))
+    header, body = read_cache(first.file)
+    header["code"][0][1] += 1  # as if a parser module had changed
+    first.file.write_bytes(json.dumps(header).encode() + b"\n" + json.dumps(body).encode())
     assert load(tree, tmp_path / "data")[1].misses == 7
 
 
@@ -155,8 +177,9 @@ def test_concurrent_writers_never_leave_a_broken_file(tree: Path, tmp_path: Path
             raw = target.read_bytes()
         except FileNotFoundError:
             continue
-        doc = json.loads(raw)  # every read is one whole file, never a half-written one
-        assert len(doc["entries"]) == 7
+        head, _, body = raw.partition(b"\n")  # every read is one whole file, never half of one
+        assert json.loads(head)["crc"] == zlib.crc32(body)
+        assert sum(len(group) for group in json.loads(body).values()) == 7
         seen += 1
     assert all(w.wait() == 0 for w in writers)
     assert not [p for p in target.parent.iterdir() if p.name.startswith(".tmp-")]  # no leftovers

@@ -22,6 +22,8 @@ def _yaml() -> ModuleType:
     import yaml
 
     return yaml
+
+
 _INDICATORS = "[]{}&*!|>%@`#,?-"
 """First characters with which a plain YAML value can fail to parse on its own."""
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*))?$")
