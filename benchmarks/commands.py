@@ -2,7 +2,8 @@
 
 Run: ``python benchmarks/commands.py [--files 10000] [--runs 5]``. Prints figures and the ratio
 to each target:
-- in-process registry load of 1,000 markdown files (target < 300 ms);
+- in-process registry load of 1,000 markdown files, shellpilot and Claude Code layouts
+  (target < 300 ms);
 - ``shellpilot command list`` over a project of FILES command files, as a whole process with
   the bytecode cache on: cold (a fresh data dir, so no parse cache) and warm (the same data
   dir again, files unchanged); target <= 200 ms warm;
@@ -52,6 +53,21 @@ def make_files(root: Path, count: int = FILES, *, clean: bool = False) -> None:
             f"Do task {i} with $1 and $2, then $ARGUMENTS.\n" * 3,
             encoding="utf-8",
         )
+
+
+CLAUDE_BODY = (
+    "---\ndescription: Review a PR\nallowed-tools: Bash(gh pr view:*), Bash(git diff:*)\n"
+    "argument-hint: [pr-number]\n---\n"
+    "Review PR #$1. Context: !`gh pr view $1`\n\n"
+    "```sql\nSELECT * FROM t WHERE id = $1;\n```\n- `#REF!`: bad cell\n- Price: $5,000\n" * 3
+)
+
+
+def make_claude_files(root: Path) -> None:
+    for i in range(FILES):
+        folder = root / ".claude" / "commands" / f"group{i % 20}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"cmd{i}.md").write_text(CLAUDE_BODY, encoding="utf-8")
 
 
 def bench_load(root: Path, rounds: int = 5) -> list[float]:
@@ -141,6 +157,10 @@ def main() -> None:
         report(f"command list, {args.files} files, warm cache", warm, LIST_TARGET_MS)
         report("  the same, CPU time, cold cache", cold_cpu, LIST_TARGET_MS)
         report("  the same, CPU time, warm cache", warm_cpu, LIST_TARGET_MS)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        make_claude_files(root)
+        report(f"registry load, {FILES} Claude Code files", bench_load(root), LOAD_TARGET_MS)
         pure, full = asyncio.run(bench_expand(root))
         report("substitute, 12 placeholders", pure, EXPAND_TARGET_MS)
         report("expand (incl. @refs), 12 placeholders", full, EXPAND_TARGET_MS)

@@ -1,4 +1,8 @@
-"""Shared fixtures: every test gets its own data and config dirs under tmp_path.
+"""Shared fixtures: every test gets its own data and config dirs and HOME under tmp_path.
+
+HOME is a fresh empty folder so the user's own command files of other agents
+(``~/.claude/commands``, ``~/.codex/prompts``, ...) never leak into a test; tests that
+need git identity pass it in the environment (``GIT_AUTHOR_NAME`` ...).
 
 Every test also runs with ``SHELLPILOT_TRUST_PROJECT=1`` (monkeypatch.setenv, so CLI
 subprocesses inherit it): many tests write permission rules and MCP servers into PROJECT
@@ -17,10 +21,13 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point SHELLPILOT_DATA_DIR / SHELLPILOT_CONFIG_DIR at fresh temp dirs; trust projects."""
+    """Point SHELLPILOT_DATA_DIR / SHELLPILOT_CONFIG_DIR / HOME at fresh temp dirs; trust projects."""
     base = tmp_path_factory.mktemp("sp-home")
     monkeypatch.setenv("SHELLPILOT_DATA_DIR", str(base / "data"))
     monkeypatch.setenv("SHELLPILOT_CONFIG_DIR", str(base / "config"))
+    (base / "home").mkdir()
+    monkeypatch.setenv("HOME", str(base / "home"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
     monkeypatch.setenv("SHELLPILOT_TRUST_PROJECT", "1")
 
 

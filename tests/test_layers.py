@@ -24,8 +24,9 @@ import shellpilot
 
 ROOT = Path(shellpilot.__file__).parent
 
+FOUNDATION = {"errors", "ids", "paths", "bus", "config", "exports", "records"}
 FLOORS: list[set[str]] = [
-    {"errors", "ids", "paths", "bus", "config", "records"},
+    FOUNDATION,
     {"scanner", "process", "provider"},
     {"permission", "storage"},
     {"agent", "testing"},
@@ -36,7 +37,7 @@ FLOORS: list[set[str]] = [
     {"__main__", "shellpilot"},
 ]
 """Lowest first. ``shellpilot`` is the package's face, which names everything it re-exports."""
-SHARED_FLOORS = ({"errors", "ids", "paths", "bus", "config", "records"}, {"command", "mcp", "skill"})
+SHARED_FLOORS = (FOUNDATION, {"command", "mcp", "skill"})
 """Floors whose rooms may import each other (cycles are still forbidden)."""
 MOVED = {"shellpilot.session.models": "records"}
 """Modules whose room is not their folder (see the module docstring)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -42,6 +43,27 @@ def test_the_embedders_names_are_public() -> None:
     from shellpilot.scanner.scan import scan
 
     assert shellpilot.scan is scan
+
+
+@pytest.mark.parametrize(
+    ("package", "name", "loads", "not_loaded"),
+    [
+        ("shellpilot.permission", "AskRequest", "request", ["service", "readonly", "defaults"]),
+        ("shellpilot.command", "split_arguments", "arguments", ["registry", "sources", "template"]),
+    ],
+)
+def test_a_lazy_package_face_resolves_every_name_and_loads_only_what_is_used(
+    package: str, name: str, loads: str, not_loaded: list[str]
+) -> None:
+    module = importlib.import_module(package)
+    assert len(module.__all__) == len(set(module.__all__))
+    for public in module.__all__:
+        assert getattr(module, public) is not None, public
+    assert set(module.__all__) <= set(dir(module))
+    loaded = _modules_after(f"from {package} import {name}")
+    assert f"{package}.{loads}" in loaded
+    assert not [m for m in not_loaded if f"{package}.{m}" in loaded]
+    assert "yaml" not in loaded
 
 
 def test_unknown_names_raise_attribute_error() -> None:

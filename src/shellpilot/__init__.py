@@ -8,7 +8,10 @@ SDK, no tree-sitter, no asyncio and no pydantic (a test checks it in a fresh int
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # typing itself costs --version a few ms; type checkers read this name as True
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 
@@ -25,6 +28,7 @@ _ERRORS = (
     "PermissionError_",
     "PermissionRejected",
     "PermissionRequestNotFound",
+    "PermissionUnanalysed",
     "ProviderError",
     "ProviderNotConfigured",
     "SessionBusy",
@@ -33,6 +37,7 @@ _ERRORS = (
     "ShellNotFound",
     "ShellpilotError",
     "StorageError",
+    "StorageFull",
     "StructuredOutputError",
     "TemplateError",
     "ToolError",
@@ -42,6 +47,7 @@ _ERRORS = (
 
 _WHERE: dict[str, str] = {
     "AgentLoop": "shellpilot.session.loop",
+    "AskRequest": "shellpilot.permission.request",
     "Bus": "shellpilot.bus",
     "CommandRegistry": "shellpilot.command.registry",
     "Config": "shellpilot.config.model",
@@ -65,6 +71,7 @@ __all__ = [
     "Aborted",
     "AgentLoop",
     "AgentNotFound",
+    "AskRequest",
     "Bus",
     "CommandArgumentError",
     "CommandNotFound",
@@ -80,6 +87,7 @@ __all__ = [
     "PermissionRejected",
     "PermissionRequestNotFound",
     "PermissionService",
+    "PermissionUnanalysed",
     "ProviderError",
     "ProviderNotConfigured",
     "ScriptedModelServer",
@@ -92,6 +100,7 @@ __all__ = [
     "ShellTool",
     "ShellpilotError",
     "StorageError",
+    "StorageFull",
     "StructuredOutputError",
     "TemplateError",
     "Tool",
@@ -138,6 +147,7 @@ if TYPE_CHECKING:
         PermissionError_,
         PermissionRejected,
         PermissionRequestNotFound,
+        PermissionUnanalysed,
         ProviderError,
         ProviderNotConfigured,
         SessionBusy,
@@ -146,12 +156,14 @@ if TYPE_CHECKING:
         ShellNotFound,
         ShellpilotError,
         StorageError,
+        StorageFull,
         StructuredOutputError,
         TemplateError,
         ToolError,
         UsageError,
         WorkdirNotFound,
     )
+    from shellpilot.permission.request import AskRequest
     from shellpilot.permission.service import PermissionService
     from shellpilot.process.runner import run
     from shellpilot.scanner.scan import scan

@@ -21,11 +21,13 @@ the boundary that meets them (provider/, storage/, process/runner.py).
     |   +-- PermissionDenied                      (permission, pattern)
     |   +-- PermissionRejected                    the user answered "reject"
     |   |   +-- PermissionCorrected               (feedback for the model)
+    |   +-- PermissionUnanalysed                  (permission, command, reasons)
     |   +-- PermissionRequestNotFound             (request_id)
     +-- SessionError                     exit 5
     |   +-- SessionNotFound                       (session_id)
     |   +-- SessionBusy                           (session_id)
     +-- StorageError                     exit 6   (path)
+    |   +-- StorageFull                           (free_bytes, needed_bytes)
     +-- ToolError                        exit 1   a tool failed; the model sees the message
     |   +-- StructuredOutputError
     +-- Aborted                          exit 130 the user cancelled
@@ -237,6 +239,28 @@ class PermissionCorrected(PermissionRejected):
         self.feedback = feedback
 
 
+class PermissionUnanalysed(PermissionError_):
+    """A command the scanner could not analyse, under rules that deny some commands of the
+    permission, with nobody to ask: only a person may allow it (never ``--yes``).
+
+    ``reasons`` say what the scanner could not see; the message tells the model how to
+    go on (rewrite it as plain commands, or leave it to the user).
+    """
+
+    def __init__(self, permission: str, command: str, reasons: Sequence[str] = ()) -> None:
+        why = f" ({'; '.join(reasons)})" if reasons else ""
+        super().__init__(
+            f"This command could not be analysed{why}, and the user's rules deny some "
+            f'"{permission}" commands, so it cannot be checked against them; nobody is at a '
+            "terminal to approve it, so it was not run. Rewrite it as plain commands that can "
+            "be read without running them (literal command names; no eval, aliases, functions, "
+            "or scripts piped into a shell), or ask the user to run it."
+        )
+        self.permission = permission
+        self.command = command
+        self.reasons = tuple(reasons)
+
+
 class PermissionRequestNotFound(PermissionError_):
     """A reply named a permission request that is not pending."""
 
@@ -260,11 +284,34 @@ class SessionNotFound(SessionError):
 
 
 class SessionBusy(SessionError):
-    """The session already runs something; cancel it or wait."""
+    """The session already runs something; cancel it or wait.
 
-    def __init__(self, session_id: str) -> None:
-        super().__init__(f"Session {session_id} is busy; wait for it or cancel what runs.")
+    ``pid``, ``kind`` (``shell``, ``loop``) and ``since_ms`` (epoch ms) name the other
+    process holding it, when it is another process; all None when it is this one.
+    """
+
+    def __init__(
+        self, session_id: str, *, pid: int | None = None, kind: str | None = None, since_ms: int | None = None
+    ) -> None:
+        if pid is None:
+            text = f"Session {session_id} is busy; wait for it or cancel what runs."
+        else:
+            import time
+
+            what = {"shell": "a shell command", "loop": "an agent turn"}.get(kind or "", "something")
+            since = ""
+            if since_ms is not None:
+                since = " since " + time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(since_ms / 1000))
+            text = (
+                f"Session {session_id} is busy: process {pid} has been running {what} in it{since}. "
+                f"Wait for it to finish, or stop it (Ctrl-C where it runs, or kill -INT {pid}); "
+                "nothing was recorded for this request."
+            )
+        super().__init__(text)
         self.session_id = session_id
+        self.pid = pid
+        self.kind = kind
+        self.since_ms = since_ms
 
 
 class StorageError(ShellpilotError):
@@ -275,6 +322,40 @@ class StorageError(ShellpilotError):
     def __init__(self, message: str, *, path: str | None = None) -> None:
         super().__init__(f"{message} ({path})" if path else message)
         self.path = path
+
+
+class StorageFull(StorageError):
+    """The disk holding the session store (or a spill file) has no room left.
+
+    ``free_bytes`` is what the disk had free when the write failed and ``needed_bytes`` a
+    fair estimate of what the write needs; the message names the folder to clean up and
+    how to choose another data dir.
+    """
+
+    def __init__(self, action: str, *, path: str, free_bytes: int, needed_bytes: int) -> None:
+        import os
+
+        folder = os.path.dirname(path) or "."
+        super().__init__(
+            f"cannot {action}: the disk holding {folder} is full ({_size(free_bytes)} free). Free at "
+            f"least {_size(needed_bytes)} there, or choose another data dir with --data-dir DIR or "
+            "SHELLPILOT_DATA_DIR",
+            path=path,
+        )
+        self.free_bytes = free_bytes
+        self.needed_bytes = needed_bytes
+
+
+def _size(n: int) -> str:
+    """``n`` bytes for a person: ``0 B``, ``512 KB``, ``1.5 MB``, ``78.3 GB`` (powers of 1024;
+    KB rounded up, so a need is never understated)."""
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024**2:
+        return f"{-(-n // 1024)} KB"
+    if n < 1024**3:
+        return f"{n / 1024**2:.1f} MB"
+    return f"{n / 1024**3:.1f} GB"
 
 
 class ToolError(ShellpilotError):
@@ -307,6 +388,7 @@ __all__ = [
     "PermissionError_",
     "PermissionRejected",
     "PermissionRequestNotFound",
+    "PermissionUnanalysed",
     "ProviderError",
     "ProviderNotConfigured",
     "SessionBusy",
@@ -315,6 +397,7 @@ __all__ = [
     "ShellNotFound",
     "ShellpilotError",
     "StorageError",
+    "StorageFull",
     "StructuredOutputError",
     "TemplateError",
     "ToolError",

@@ -10,6 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from shellpilot.cli.app import app
+from shellpilot.command.syntax import describe
+from shellpilot.permission.request import AskRequest
 
 runner = CliRunner()
 
@@ -48,8 +50,8 @@ def test_list_json(project: Path) -> None:
     data = json.loads(result.stdout)
     assert data["warnings"] == []
     by_name = {c["name"]: c for c in data["commands"]}
-    assert set(by_name) == {"g/x", "init", "review"}
-    assert by_name["g/x"]["hints"] == ["{{args}}"] and by_name["g/x"]["aliases"] == ["g:x"]
+    assert set(by_name) == {"g:x", "init", "review"}  # Gemini's own dir:name spelling
+    assert by_name["g:x"]["hints"] == ["{{args}}"] and by_name["g:x"]["aliases"] == ["g/x"]
     assert by_name["review"]["subtask"] is True and by_name["review"]["origin"] == "builtin"
 
 
@@ -66,8 +68,9 @@ def test_show(project: Path) -> None:
         f"origin: {project / '.claude' / 'commands' / 'ship.md'}",
         "description: Push $1 now",
         "argument_hint: [branch]",
+        f"rules: {describe('claude-legacy')}",
         "hints: $1",
-        "allowed-tools (shown only, never pre-approved): Bash(git push:*)",
+        "allowed-tools (allowed while this command's turn runs): Bash(git push:*) -> bash 'git push *'",
         "",
         "Push $1 now",
     ]
@@ -132,7 +135,7 @@ def test_render_blocks_follow_rules_and_flags(project: Path) -> None:
     (project / "made").unlink()
     write(project / "shellpilot.json", json.dumps({"permission": {"bash": {"touch *": "deny"}}}))
     result = runner.invoke(app, [*args, "--yes"])
-    assert result.stdout.startswith('Made: [shell block not run: denied by rule for "touch made"]')
+    assert result.stdout.startswith('Made: [shell block not run: bash denied by rule for "touch made"]')
     assert result.exit_code == 4
     assert not (project / "made").exists()
 
@@ -153,24 +156,24 @@ async def test_terminal_ask_puts_open_asks_to_the_person(project: Path, tmp_path
     from shellpilot.bus import Bus
     from shellpilot.cli.command_cmd import TerminalAsk
     from shellpilot.errors import PermissionDenied, PermissionRejected
-    from shellpilot.permission import PermissionService, Rule
+    from shellpilot.permission import PermissionService, Rule, Verdict
 
     asked: list[tuple[str, list[str]]] = []
     answers = [True, False]
 
-    def person(permission: str, patterns: list[str], metadata: dict[str, object]) -> bool:
-        asked.append((permission, patterns))
+    def person(request: AskRequest, verdict: Verdict) -> bool:
+        asked.append((request.permission, list(verdict.needs)))
         return answers.pop(0)
 
     service = PermissionService(Bus(), tmp_path / "grants.json", project_dir=project)
     rules = [Rule("bash", "*", "ask", "default"), Rule("bash", "rm *", "deny", "config")]
     ask = TerminalAsk(service, rules, yes=False, confirm=person)
-    await ask("bash", ["touch a"], ["touch *"])
+    await ask(AskRequest("bash", ["touch a"], ["touch *"]))
     with pytest.raises(PermissionRejected):
-        await ask("bash", ["touch b"], ["touch *"])
+        await ask(AskRequest("bash", ["touch b"], ["touch *"]))
     with pytest.raises(PermissionDenied):
-        await ask("bash", ["rm x"], ["rm *"])
-    await ask("bash", ["ls"], ["ls *"], read_only=["ls"])  # read-only: no question
+        await ask(AskRequest("bash", ["rm x"], ["rm *"]))
+    await ask(AskRequest("bash", ["ls"], ["ls *"], read_only=["ls"]))  # read-only: no question
     assert asked == [("bash", ["touch a"]), ("bash", ["touch b"])]
 
 
@@ -210,3 +213,25 @@ def test_render_refuses_a_block_with_a_metacharacter_argument(project: Path) -> 
     assert result.exit_code == 4 and not (project / "p").exists()
     result = runner.invoke(app, [*args, "--no-shell"])
     assert "!`echo $1` -> not run: argument $1 contains shell metacharacters" in result.stdout.splitlines()
+
+
+def test_show_a_skill_with_its_written_name_model_and_tools(project: Path) -> None:
+    write(
+        project / ".claude" / "skills" / "plugin-settings" / "SKILL.md",
+        "---\nname: Plugin Settings\nmodel: sonnet\nallowed-tools: Read, Bash(cat .claude/*.local.md)\n"
+        "disallowed-tools: Bash(rm:*)\n---\nRead the settings for $0.\n",
+    )
+    result = runner.invoke(app, ["command", "show", "plugin-settings", "--dir", str(project)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["name: plugin-settings", "display_name: Plugin Settings", "source: skill"]
+    assert (
+        "model: sonnet (no configured provider can run it: the session's model is used; -m overrides it)"
+        in lines
+    )
+    assert f"rules: {describe('claude')}" in lines
+    assert (
+        "allowed-tools (allowed while this command's turn runs): Read (not a shellpilot tool), "
+        "Bash(cat .claude/*.local.md) -> bash 'cat .claude/*.local.md'"
+    ) in lines
+    assert "disallowed-tools (denied while this command's turn runs): Bash(rm:*) -> bash 'rm *'" in lines

@@ -12,6 +12,7 @@ import pytest
 from shellpilot.cli.context import open_context
 from shellpilot.errors import PermissionRejected, UsageError
 from shellpilot.permission import Rule
+from shellpilot.permission.request import AskRequest
 
 
 async def test_cancel_rejects_the_sessions_pending_permission_requests(project: Path, tmp_path: Path) -> None:
@@ -20,7 +21,9 @@ async def test_cancel_rejects_the_sessions_pending_permission_requests(project: 
         rules = [Rule("bash", "*", "ask", "test")]
         # An asking task that RunState does not own: only the permission hook can settle it.
         task = asyncio.create_task(
-            ctx.permissions.ask(session.id, "bash", ["rm -rf build"], ["rm *"], None, rules)
+            ctx.permissions.ask(
+                AskRequest("bash", ["rm -rf build"], ["rm *"]), session_id=session.id, ruleset=rules
+            )
         )
         for _ in range(100):
             if ctx.permissions.pending(session.id):

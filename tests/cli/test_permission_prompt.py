@@ -27,6 +27,8 @@ from shellpilot.cli.permission_prompt import (
 )
 from shellpilot.errors import PermissionCorrected, PermissionRejected
 from shellpilot.permission import PermissionRequest, PermissionService, rules_from_config
+from shellpilot.permission.request import AskRequest
+from shellpilot.permission.service import Verdict
 
 ASK_ALL = rules_from_config({"bash": "ask", "external_directory": "ask"})
 
@@ -236,14 +238,22 @@ async def test_interactive_prompt_answers_a_real_service(tmp_path: Path) -> None
     async with PermissionPrompt(
         service, bus, interactive=True, console=console, read_line=read_line
     ) as prompt:
-        await asyncio.wait_for(service.ask("s", "bash", ["npm test"], ["npm test *"], {}, ASK_ALL), 10)
+        await asyncio.wait_for(
+            service.ask(AskRequest("bash", ["npm test"], ["npm test *"]), session_id="s", ruleset=ASK_ALL), 10
+        )
         with pytest.raises(PermissionCorrected) as caught:
             await asyncio.wait_for(
-                service.ask("s", "bash", ["npm publish"], ["npm publish *"], {}, ASK_ALL), 10
+                service.ask(
+                    AskRequest("bash", ["npm publish"], ["npm publish *"]), session_id="s", ruleset=ASK_ALL
+                ),
+                10,
             )
         assert caught.value.feedback == "not now"
         # granted "always" before: no prompt now
-        await asyncio.wait_for(service.ask("s", "bash", ["npm test -x"], ["npm test *"], {}, ASK_ALL), 10)
+        await asyncio.wait_for(
+            service.ask(AskRequest("bash", ["npm test -x"], ["npm test *"]), session_id="s", ruleset=ASK_ALL),
+            10,
+        )
     assert [d.reply for _, d in prompt.answered] == ["always", "reject"]
     assert "npm publish" in out.getvalue()
 
@@ -254,9 +264,13 @@ async def test_non_interactive_prompt_in_process(tmp_path: Path) -> None:
     out, console = _console()
     policy = NonInteractivePolicy(allow_patterns=("git *",))
     async with PermissionPrompt(service, bus, interactive=False, policy=policy, console=console):
-        await asyncio.wait_for(service.ask("s", "bash", ["git push"], ["git push *"], {}, ASK_ALL), 10)
+        await asyncio.wait_for(
+            service.ask(AskRequest("bash", ["git push"], ["git push *"]), session_id="s", ruleset=ASK_ALL), 10
+        )
         with pytest.raises(PermissionRejected):
-            await asyncio.wait_for(service.ask("s", "bash", ["curl x"], ["curl *"], {}, ASK_ALL), 10)
+            await asyncio.wait_for(
+                service.ask(AskRequest("bash", ["curl x"], ["curl *"]), session_id="s", ruleset=ASK_ALL), 10
+            )
     assert "--yes" in out.getvalue()
     assert service.grants == []  # a policy allows once, it never stores grants
 
@@ -265,7 +279,9 @@ async def test_requests_pending_before_start_are_answered(tmp_path: Path) -> Non
     bus = Bus()
     service = PermissionService(bus, tmp_path / "grants.json")
     _, console = _console()
-    task = asyncio.ensure_future(service.ask("s", "bash", ["make"], ["make *"], {}, ASK_ALL))
+    task = asyncio.ensure_future(
+        service.ask(AskRequest("bash", ["make"], ["make *"]), session_id="s", ruleset=ASK_ALL)
+    )
     while not service.pending():
         await asyncio.sleep(0)
     async with PermissionPrompt(
@@ -280,7 +296,7 @@ SCRIPT = textwrap.dedent(
     from pathlib import Path
     from shellpilot.bus import Bus
     from shellpilot.errors import PermissionRejected
-    from shellpilot.permission import PermissionService, rules_from_config
+    from shellpilot.permission import AskRequest, PermissionService, rules_from_config
     from shellpilot.cli.permission_prompt import NonInteractivePolicy, PermissionPrompt
 
     async def main() -> None:
@@ -294,7 +310,8 @@ SCRIPT = textwrap.dedent(
         async with PermissionPrompt(service, bus, policy=policy):
             for cmd in ("git push", "npm test"):
                 try:
-                    await service.ask("ses_1", "bash", [cmd], [cmd + " *"], {"command": cmd}, rules)
+                    request = AskRequest("bash", [cmd], [cmd + " *"], {"command": cmd})
+                    await service.ask(request, session_id="ses_1", ruleset=rules)
                     print("allowed", cmd, flush=True)
                 except PermissionRejected:
                     print("rejected", cmd, flush=True)
@@ -365,7 +382,12 @@ def test_confirm_is_once_or_reject(answers: tuple[str, ...], expected: bool) -> 
     _, read_line = _reader(*answers)
     out, console = _console()
     assert (
-        confirm("bash", ["make deploy"], {"command": "make deploy"}, console=console, read_line=read_line)
+        confirm(
+            AskRequest("bash", ["make deploy"], [], {"command": "make deploy"}),
+            Verdict("ask", needs=("make deploy",)),
+            console=console,
+            read_line=read_line,
+        )
         is expected
     )
     assert "make deploy" in out.getvalue()
@@ -386,7 +408,9 @@ async def test_a_request_settled_while_the_person_types_is_left_alone(tmp_path: 
         return "o"
 
     prompt = PermissionPrompt(service, bus, interactive=True, console=console, read_line=read_line)
-    task = asyncio.ensure_future(service.ask("s", "bash", ["make"], ["make *"], {}, ASK_ALL))
+    task = asyncio.ensure_future(
+        service.ask(AskRequest("bash", ["make"], ["make *"]), session_id="s", ruleset=ASK_ALL)
+    )
     while not service.pending():
         await asyncio.sleep(0)
     answering = asyncio.ensure_future(prompt.answer(service.pending()[0]))
@@ -398,3 +422,40 @@ async def test_a_request_settled_while_the_person_types_is_left_alone(tmp_path: 
     with pytest.raises(PermissionRejected):
         await asyncio.wait_for(task, 10)
     assert "no longer pending" in out.getvalue()
+
+
+async def test_an_unanalysed_command_under_a_deny_rule_is_for_a_person_only(tmp_path: Path) -> None:
+    """Without a terminal not even ``--yes`` allows it; at a terminal the panel warns and a
+    person's "once" allows it."""
+    from shellpilot.cli.permission_prompt import UNANALYSED_WARNING, decide_non_interactive, render_request
+
+    rules = rules_from_config({"bash": {"*": "allow", "rm *": "deny"}})
+    text = "X=r; ${X}m victim"
+    request = AskRequest("bash", [text], [text], {"command": text}, unanalysed=[text])
+    bus = Bus()
+    service = PermissionService(bus, tmp_path / "grants.json")
+    _, console = _console()
+    async with PermissionPrompt(
+        service, bus, interactive=False, policy=NonInteractivePolicy(yes=True), console=console
+    ) as prompt:
+        with pytest.raises(PermissionRejected):
+            await asyncio.wait_for(service.ask(request, session_id="s", ruleset=rules), 10)
+    ((_, decision),) = prompt.answered
+    assert decision.reply == "reject" and "neither --yes nor --allow" in (decision.notice or "")
+
+    pending = PermissionRequest(
+        id="per_1", session_id="s", permission="bash", patterns=(text,), created=0, person_only=True
+    )
+    assert (
+        decide_non_interactive(pending, NonInteractivePolicy(yes=True, allow_patterns=("*",))).reply
+        == "reject"
+    )
+    out, console = _console()
+    render_request(pending, console)
+    assert " ".join(UNANALYSED_WARNING.split()[:6]) in " ".join(out.getvalue().split())
+
+    out, console = _console()
+    _, read_line = _reader("o")
+    async with PermissionPrompt(service, bus, interactive=True, console=console, read_line=read_line):
+        await asyncio.wait_for(service.ask(request, session_id="s", ruleset=rules), 10)
+    assert "could not be analysed" in " ".join(out.getvalue().split())

@@ -88,3 +88,38 @@ async def test_real_runner_previews_of_seq_200000(tmp_path: Path) -> None:
     numbers = _check_numbers(out.getvalue())
     assert numbers[-1] == 200_000
     assert numbers[0] in (1, -1)  # starts at the beginning, or says it skipped
+
+
+def test_live_echo_shows_an_unfinished_line_and_redraws_it_in_place() -> None:
+    from shellpilot.cli.preview_echo import ERASE_LINE
+
+    out = io.StringIO()
+    echo = PreviewEcho(out, live_width=40)
+    echo.preview("downloading 10%")  # a \r progress bar's latest state, no newline yet
+    assert out.getvalue() == "downloading 10%"
+    echo.preview("downloading 10%")  # nothing new: nothing written
+    echo.preview("downloading 60%")
+    assert out.getvalue() == "downloading 10%" + ERASE_LINE + "downloading 60%"
+    echo.preview("downloading 100%\nunpacking")
+    echo.finish("downloading 100%\nunpacking\ndone")
+    screen = out.getvalue()
+    assert screen.endswith(ERASE_LINE + "downloading 100%\n" + "unpacking" + ERASE_LINE + "unpacking\ndone")
+    # what a terminal shows: each ERASE_LINE clears the line drawn before it
+    lines = [part.rsplit(ERASE_LINE, 1)[-1] for part in screen.split("\n")]
+    assert lines == ["downloading 100%", "unpacking", "done"]
+
+
+def test_live_echo_keeps_only_the_end_of_a_line_wider_than_the_terminal() -> None:
+    out = io.StringIO()
+    echo = PreviewEcho(out, live_width=11)
+    echo.preview("x" * 50 + "[#####] 42%")
+    assert out.getvalue() == "#####] 42%"  # 10 characters: the line never wraps
+
+
+def test_without_a_terminal_only_complete_lines_are_printed() -> None:
+    out = io.StringIO()
+    echo = PreviewEcho(out)
+    echo.preview("downloading 10%")
+    assert out.getvalue() == ""
+    echo.finish("downloading 100%")
+    assert out.getvalue() == "downloading 100%"

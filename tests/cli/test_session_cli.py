@@ -54,8 +54,8 @@ def repo(tmp_path: Path) -> Path:
     return path
 
 
-def _session_ids() -> list[str]:
-    db = sqlite3.connect(Path(os.environ["SHELLPILOT_DATA_DIR"]) / "shellpilot.db")
+def _session_ids(data: Path | None = None) -> list[str]:
+    db = sqlite3.connect((data or Path(os.environ["SHELLPILOT_DATA_DIR"])) / "shellpilot.db")
     try:
         return [row[0] for row in db.execute("SELECT id FROM session ORDER BY id")]
     finally:
@@ -198,3 +198,32 @@ def test_list_shows_top_level_sessions_with_a_subtask_count_and_all_shows_childr
     for child in children:
         line = next(line for line in everything.stdout.splitlines() if child.id in line)
         assert parent in line  # the parent column names where a child came from
+
+
+def test_reading_commands_work_on_a_read_only_data_dir_and_writing_ones_say_what_to_do(
+    repo: Path, tmp_path: Path, make_read_only: Any
+) -> None:
+    data = tmp_path / "ro-data"
+    assert _sp("shell", "--data-dir", str(data), "echo kept-output", cwd=repo).returncode == 0
+    (sid,) = _session_ids(data)
+    assert not list(data.glob("*-wal")) and not list(data.glob("*-shm"))  # closed cleanly
+    make_read_only(data)
+    listed = _sp("session", "list", "--data-dir", str(data), cwd=repo)
+    assert listed.returncode == 0, listed.stderr
+    assert sid in listed.stdout
+    shown = _sp("session", "show", "--data-dir", str(data), sid, cwd=repo)
+    assert shown.returncode == 0, shown.stderr
+    assert "kept-output" in shown.stdout
+    exported = _sp("session", "export", "--data-dir", str(data), sid, cwd=repo)
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads(exported.stdout)["session"]["id"] == sid
+    refused = _sp("shell", "--data-dir", str(data), "echo new", cwd=repo)
+    assert refused.returncode == 6 and "Traceback" not in refused.stderr
+    assert "read-only" in refused.stderr and str(data) in refused.stderr
+    assert "--data-dir" in refused.stderr and "SHELLPILOT_DATA_DIR" in refused.stderr
+    assert "new" not in refused.stdout  # nothing ran
+    empty = tmp_path / "ro-empty"
+    empty.mkdir()
+    make_read_only(empty)
+    nothing = _sp("session", "list", "--data-dir", str(empty), cwd=repo)
+    assert nothing.returncode == 0 and "No sessions" in nothing.stdout

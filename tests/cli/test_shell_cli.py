@@ -213,6 +213,24 @@ def test_ctrl_c_cancels_cleanly_and_records_the_part(repo: Path, db: sqlite3.Con
     assert "aborted by the user" in state["output"] and str(child) in state["output"]
 
 
+def test_sigterm_says_terminated_by_sigterm_and_exits_143(repo: Path, db: sqlite3.Connection) -> None:
+    proc = _popen("shell", "echo $$; sleep 30", cwd=repo)
+    assert proc.stdout is not None
+    child = int(proc.stdout.readline())
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 143
+    assert "shellpilot: command terminated by SIGTERM" in err
+    assert "aborted by the user" not in err
+    _wait_for(lambda: not _pid_alive(child), "the command's shell to die")
+    (part,) = _tool_parts(db)
+    state = part["state"]
+    assert state["status"] == "completed" and state["metadata"]["aborted"] is True
+    assert state["metadata"]["abort_reason"] == "terminated by SIGTERM"
+    assert "The command was terminated by SIGTERM." in state["output"]
+    assert "aborted by the user" not in state["output"]
+
+
 def test_kill_9_then_restart_shows_the_part_interrupted(repo: Path, db: sqlite3.Connection) -> None:
     proc = _popen("shell", "echo $$; echo before-crash; sleep 30", cwd=repo)
     assert proc.stdout is not None
@@ -360,3 +378,43 @@ def test_a_command_that_is_not_utf8_is_refused_before_anything(tmp_path: Path) -
     assert out.returncode == 2 and "not valid UTF-8 (byte 0xff" in out.stderr
     assert not (tmp_path / "ran").exists()
     assert "Traceback" not in out.stderr
+
+
+def _seq(n: int) -> str:
+    return "".join(f"{i}\n" for i in range(1, n + 1))
+
+
+def test_a_full_disk_is_one_clear_error_and_the_part_is_saved_failed_with_the_reason(
+    repo: Path, small_tmpfs: Any
+) -> None:
+    data = small_tmpfs("1m") / "data"
+    done = _sp("shell", "--data-dir", str(data), "seq 1 700000", cwd=repo)  # ~4.8 MB of output
+    assert done.stdout == _seq(700000)  # the output still reached the terminal, whole
+    assert done.returncode == 0, done.stderr  # the command's own status
+    assert "Traceback" not in done.stderr and "Exception in callback" not in done.stderr
+    [error] = [line for line in done.stderr.splitlines() if "error" in line]
+    assert f"the disk holding {data} is full" in error and "Free at least" in error
+    assert "--data-dir" in error
+    with contextlib.closing(sqlite3.connect(data / "shellpilot.db")) as db:
+        (part,) = _tool_parts(db)
+        (finished,) = [
+            json.loads(r[0]) for r in db.execute("SELECT body FROM message WHERE role='assistant'")
+        ]
+    state = part["state"]
+    assert state["status"] == "error" and "disk holding" in state["error"]
+    assert state["metadata"]["exit"] == 0 and state["metadata"]["total_bytes"] == len(_seq(700000))
+    assert finished["error"]["name"] == "StorageFull" and finished["completed_ms"] is not None
+
+
+def test_ctrl_c_on_a_full_disk_still_exits_130(repo: Path, small_tmpfs: Any) -> None:
+    data = small_tmpfs("1m") / "data"
+    proc = _popen("shell", "--data-dir", str(data), "seq 1 700000; echo filled-up; sleep 30", cwd=repo)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line == "filled-up\n":
+            break
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "Exception in callback" not in err
+    assert "aborted by the user" in err and "is full" in err

@@ -65,11 +65,12 @@ def test_claude_command_fields(tmp_path: Path) -> None:
     loaded = load_markdown_dir(root, "claude")
     assert loaded.warnings == []
     fix, optimize = loaded.commands
-    assert fix.name == "frontend/fix-issue" and fix.aliases == ["frontend:fix-issue"]
+    assert fix.name == "frontend:fix-issue" and fix.aliases == ["frontend/fix-issue"]  # Claude's dir:name
     assert fix.description == "Fix a GitHub issue" and fix.argument_hint == "[issue-number] [priority]"
-    assert fix.model == "anthropic/claude-3-5-haiku-20241022"
+    assert fix.model == "claude-3-5-haiku-20241022"  # resolved to a provider when it runs
     assert fix.allowed_tools == ["Bash(git add:*)", "Bash(git status:*)", "Bash(git commit:*)"]
     assert fix.hints == ["$1", "$2", "$ARGUMENTS"] and fix.agent is None
+    assert fix.syntax == "claude-legacy"  # numbers from $1, never $0: written before Claude Code 2.1.19
     assert optimize.description == "Analyze this code for performance issues"  # first line
 
 
@@ -86,7 +87,7 @@ def test_gemini_toml(tmp_path: Path) -> None:
     loaded = load_gemini_dir(root)
     assert loaded.warnings == []
     commit, simple = loaded.commands
-    assert commit.name == "git/commit" and commit.aliases == ["git:commit"] and commit.syntax == "gemini"
+    assert commit.name == "git:commit" and commit.aliases == ["git/commit"] and commit.syntax == "gemini"
     assert commit.hints == ["{{args}}"]
     assert isinstance(commit.template, str)
     assert substitute(commit.template, "$1 'x'", "gemini").endswith("Extra: $1 'x'\nStyle: @{docs/style.md}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +11,11 @@ import pytest
 
 from shellpilot.command.hints import hints
 from shellpilot.command.model import Command
-from shellpilot.command.shellblocks import BlockCheck, BlockRun
+from shellpilot.command.shellblocks import BlockRun
 from shellpilot.command.template import ExpandContext, expand, split_arguments, substitute
 from shellpilot.errors import PermissionDenied, PermissionRejected
+from shellpilot.permission.request import AskRequest
+from shellpilot.tool.gate import GateVerdict
 
 # --- step 1: split_arguments ---------------------------------------------------------
 
@@ -126,7 +127,8 @@ def test_escaped_block_is_literal() -> None:
 @pytest.mark.parametrize(
     ("template", "expected"),
     [
-        ("$10 $2 $1 $2 $ARGUMENTS", ["$1", "$2", "$10", "$ARGUMENTS"]),
+        ("$10 $2 $1 $2 $3 $ARGUMENTS", ["$1", "$2", "$3", "$ARGUMENTS"]),  # $10 breaks the run
+        ("$3 $2 $1 $2 $4 $5 $6 $7 $8 $9 $10", [f"${n}" for n in range(1, 11)]),
         ("$0 only", []),
         (TWELVE, [f"${n}" for n in range(1, 13)]),
         ("nothing", []),
@@ -146,37 +148,29 @@ class Recorder:
         self.verdict = verdict
         self.calls: list[tuple[str, list[str], list[str]]] = []
 
-    async def __call__(
-        self,
-        permission: str,
-        patterns: Sequence[str],
-        always: Sequence[str],
-        metadata: Mapping[str, Any] | None = None,
-        read_only: Collection[str] = (),
-        *,
-        unanalysed: Collection[str] = (),
-    ) -> None:
-        self.calls.append((permission, list(patterns), list(always)))
+    async def __call__(self, request: AskRequest, /) -> None:
+        permission, patterns = request.permission, request.patterns
+        self.calls.append((permission, list(patterns), list(request.always)))
         if self.verdict == "deny":
             raise PermissionDenied(permission, patterns[0])
         if self.verdict == "reject":
             raise PermissionRejected()
 
 
-def whole_text(command: str, project_dir: Path) -> BlockCheck:
-    return BlockCheck([command], [command], unknown=True)
-
-
-async def sh(command: str, cwd: Path, timeout_ms: int, abort: asyncio.Event | None) -> BlockRun:
-    """Run with /bin/sh for real (merged output), like the runner does."""
+async def sh(verdict: GateVerdict, timeout_ms: int, abort: asyncio.Event | None) -> BlockRun:
+    """Run what the gate let through with /bin/sh for real (merged output), like the runner does."""
     done = subprocess.run(
-        ["/bin/sh", "-c", command], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        ["/bin/sh", "-c", verdict.plan.command],
+        cwd=verdict.plan.cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     return BlockRun(done.stdout, done.returncode)
 
 
 def ctx_for(project: Path, ask: Recorder | None = None, **kw: Any) -> ExpandContext:
-    return ExpandContext(project_dir=project, ask=ask or Recorder(), check=whole_text, run=sh, **kw)
+    return ExpandContext(project_dir=project, ask=ask or Recorder(), run=sh, **kw)
 
 
 def cmd(template: str, **kw: Any) -> Command:
@@ -187,7 +181,7 @@ async def test_block_runs_in_project_dir_and_is_replaced(project: Path) -> None:
     ask = Recorder()
     out = await expand(cmd("Here: !`pwd` done"), "", ctx_for(project, ask))
     assert out.text == f"Here: {project} done"
-    assert ask.calls == [("bash", ["pwd"], ["pwd"])]
+    assert ask.calls == [("bash", ["pwd"], ["pwd *"])]
     assert [b.status for b in out.blocks] == ["ok"]
 
 
@@ -227,14 +221,14 @@ async def test_blocks_run_in_document_order(project: Path) -> None:
 
 async def test_escaped_block_does_not_run(project: Path) -> None:
     ask = Recorder()
-    out = await expand(cmd("Literal \\!`touch x` and !{echo brace}"), "", ctx_for(project, ask))
-    assert out.text == "Literal !`touch x` and brace"
-    assert [c[1] for c in ask.calls] == [["echo brace"]]
-    assert not (project / "x").exists()
+    out = await expand(cmd("Literal \\!`touch x` and !{touch y} then !`echo ran`"), "", ctx_for(project, ask))
+    assert out.text == "Literal !`touch x` and !{touch y} then ran"  # markdown has no !{...} blocks
+    assert [c[1] for c in ask.calls] == [["echo ran"]]
+    assert not (project / "x").exists() and not (project / "y").exists()
 
 
 @pytest.mark.parametrize(
-    ("verdict", "reason"), [("deny", 'denied by rule for "touch y"'), ("reject", "rejected by the user")]
+    ("verdict", "reason"), [("deny", 'edit denied by rule for "y"'), ("reject", "rejected by the user")]
 )
 async def test_refused_block_does_not_run(project: Path, verdict: str, reason: str) -> None:
     out = await expand(cmd("X !`touch y` Y"), "", ctx_for(project, Recorder(verdict)))
@@ -256,11 +250,7 @@ async def test_rejection_keeps_the_askers_reason(project: Path) -> None:
 
 async def test_external_directory_is_asked_first(project: Path) -> None:
     ask = Recorder()
-
-    def outside(command: str, project_dir: Path) -> BlockCheck:
-        return BlockCheck(["cat /etc/hostname"], ["cat *"], dirs=["/etc"])
-
-    ctx = ExpandContext(project_dir=project, ask=ask, check=outside, run=sh)
+    ctx = ExpandContext(project_dir=project, ask=ask, run=sh)
     await expand(cmd("!`cat /etc/hostname`"), "", ctx)
     assert ask.calls == [
         ("external_directory", ["/etc/*"], ["/etc/*"]),
@@ -477,7 +467,6 @@ def test_join_arguments_round_trips(words: list[str], text: str) -> None:
         ("!`cat <<EOF\n$1\nEOF\n`", "$(touch P)", "$1"),
         ('!`echo "$(echo $1)"`', '"; touch P; "', "$1"),
         ("!`echo $'$1'`", "\\'; touch P; #", "$1"),
-        ("!`echo \\$1`", "x}; touch P; #", "$1"),
         ("!`echo hi # $1`", "x\ntouch P #", "$1"),
         ("!`echo hi # $ARGUMENTS`", "x\ntouch P #", "$ARGUMENTS"),
     ],
@@ -493,6 +482,17 @@ async def test_injected_arguments_never_run(
     assert out.warnings == [f"shell block not run: argument {placeholder} contains shell metacharacters"]
     assert out.text == f"Out: {template} end"
     assert ask.calls == []
+
+
+async def test_an_escaped_dollar_in_a_block_is_the_shells(project: Path) -> None:
+    from shellpilot.command.arguments import join_arguments
+
+    ask = allow_all_recorder()
+    out = await expand(
+        cmd("Out: !`echo \\$1` end"), join_arguments(["x}; touch P; #"]), ExpandContext(project, ask=ask)
+    )
+    assert not (project / "P").exists()
+    assert out.text == 'Out: $1 end\n\n"x}; touch P; #"' and out.warnings == []  # no placeholder: appended
 
 
 @pytest.mark.parametrize("value", ["HEAD~1", "feature/x", "123", "v1.2.3", "a=b,c:d+e@f%g_h-i"])
@@ -512,3 +512,22 @@ async def test_a_tilde_or_space_where_it_matters_is_refused(project: Path, value
 
     out = await expand(cmd("!`cat <<EOF\n$1\nEOF\n`"), join_arguments([value]), ctx_for(project))
     assert out.warnings == ["shell block not run: argument $1 contains shell metacharacters"]
+
+
+async def test_an_unanalysed_block_under_a_deny_rule_needs_a_person(project: Path, tmp_path: Path) -> None:
+    """``--yes`` (``TerminalAsk(yes=True)``) never allows a block the scanner could not read
+    while a deny rule exists; without one it does."""
+    from shellpilot.bus import Bus
+    from shellpilot.cli.command_cmd import TerminalAsk
+    from shellpilot.permission import PermissionService, rules_from_config
+
+    (project / "victim").write_text("keep\n")
+    service = PermissionService(Bus(), tmp_path / "grants.json", project_dir=project)
+    guarded = rules_from_config({"bash": {"*": "allow", "rm *": "deny"}})
+    ask = TerminalAsk(service, guarded, yes=True)
+    out = await expand(cmd("!`X=r; ${X}m victim`"), "", ExpandContext(project_dir=project, ask=ask))
+    assert out.blocks[0].status == "rejected" and "only a person may allow it" in out.blocks[0].reason
+    assert (project / "victim").exists()
+    ask = TerminalAsk(service, rules_from_config({"bash": {"*": "allow"}}), yes=True)
+    out = await expand(cmd("!`X=r; ${X}m victim`"), "", ExpandContext(project_dir=project, ask=ask))
+    assert out.blocks[0].status == "ok" and not (project / "victim").exists()

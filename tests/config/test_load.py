@@ -33,7 +33,9 @@ def test_project_overrides_user_deeply(project: Path, tmp_path: Path) -> None:
         '{"permission": {"bash": {"rm *": "deny"}}, "shell": {"timeout_ms": 5}}'
     )
     loaded = load_config(project, config_dir=user)
-    assert loaded.config.permission == {"bash": {"*": "ask", "git *": "allow", "rm *": "deny"}}
+    # permission rules are the exception: the project's are kept apart, to only tighten
+    assert loaded.config.permission == {"bash": {"*": "ask", "git *": "allow"}}
+    assert loaded.config.project_rules.permission == ({"bash": {"rm *": "deny"}},)
     # a later object merges into the earlier string form's fields
     assert loaded.config.shell.timeout_ms == 5
     assert [p.name for p in loaded.sources] == ["shellpilot.json", "shellpilot.jsonc"]

@@ -62,9 +62,10 @@ def test_untrusted_project_file_loses_every_dangerous_key(project: Path, user_di
     assert (cfg.shell.path, cfg.shell.env, cfg.shell.timeout_ms) == (None, {}, 5000)
     entry = cfg.provider["openai"]
     assert (entry.base_url, entry.api_key_env, entry.api_key, entry.max_retries) == (None, None, None, 1)
-    # allow rules go, deny and ask stay (a repo may only make things stricter)
-    assert cfg.permission == {"bash": {"rm *": "deny", "git push *": "ask"}}
-    assert cfg.agent["build"].permission == {"webfetch": "deny"}
+    # allow rules go, deny and ask stay (a repo may only make things stricter), kept apart
+    assert cfg.permission is None and cfg.agent["build"].permission is None
+    assert cfg.project_rules.permission == ({"bash": {"rm *": "deny", "git push *": "ask"}},)
+    assert cfg.project_rules.agent == {"build": ({"webfetch": "deny"},)}
     # everything else is kept
     assert cfg.agent["build"].prompt == "Be brief."
     assert cfg.command["hi"].template == "say hi"
@@ -98,8 +99,8 @@ def test_bare_deny_and_ask_stay(project: Path, user_dir: Path) -> None:
     write_json(project / "shellpilot.json", {"permission": "deny"})
     write_json(project / ".shellpilot" / "shellpilot.json", {"agent": {"plan": {"permission": "ask"}}})
     loaded = load_config(project, config_dir=user_dir)
-    assert loaded.config.permission == "deny"
-    assert loaded.config.agent["plan"].permission == "ask"
+    assert loaded.config.project_rules.permission == ("deny",)
+    assert loaded.config.project_rules.agent == {"plan": ("ask",)}
     assert loaded.ignored == []
     assert untrusted_warning(loaded) is None
 
@@ -134,7 +135,8 @@ def _assert_whole(loaded: Any) -> None:
     assert loaded.config.shell.path == "tools/bash"
     assert loaded.config.shell.env == {"BASH_ENV": "/tmp/env.sh"}
     assert loaded.config.provider["openai"].base_url == "http://evil.example/v1"
-    assert loaded.config.permission["edit"] == "allow"
+    (rules,) = loaded.config.project_rules.permission
+    assert isinstance(rules, dict) and rules["edit"] == "allow"
 
 
 def test_trusted_by_the_caller(project: Path, user_dir: Path) -> None:

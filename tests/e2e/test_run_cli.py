@@ -456,3 +456,70 @@ def test_escapes_in_a_model_command_never_reach_the_terminal_raw(
     assert refused.returncode == 4 and not (project / "sneaky.txt").exists()
     assert "\x1b" not in refused.stdout + refused.stderr and "\x07" not in refused.stderr
     assert "$ echo safe␛[8m; touch sneaky.txt␛[0m ␛]0;title␇" in refused.stderr
+
+
+def test_a_broken_grants_file_is_set_aside_with_a_warning_and_the_run_goes_on(
+    project: Path, server: ScriptedModelServer
+) -> None:
+    from shellpilot.permission.grants import grants_path
+
+    path = grants_path(Path(os.environ["SHELLPILOT_DATA_DIR"]), project)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"version": 1, "grants": [{"permission": "bash", "pattern": "\xff"}]}')
+    configure(project, server, "openai")
+    server.add(Turn(text="fine"))
+    done = cli(project, "run", "hello")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"warning: {path}:1: the grants file is not valid UTF-8" in done.stderr
+    [aside] = path.parent.glob(f"{path.name}.broken-*")
+    assert str(aside) in done.stderr and b"\xff" in aside.read_bytes()
+
+
+def test_a_progress_bar_shows_live_on_a_terminal_before_its_line_ends(
+    project: Path, server: ScriptedModelServer
+) -> None:
+    configure(project, server, "openai", permission={"bash": "allow"})
+    wait = "while [ ! -e go ]; do sleep 0.05; done"
+    command = f"printf 'progress %d%%' 42; {wait}; printf '\\rprogress %d%%\\n' 100; echo fin''ished"
+    server.add(Turn(tool_calls=[bash(command)]), Turn(text="done"))
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shellpilot", "run", "--dir", str(project), "show progress"],
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env,
+    )
+    os.close(slave)
+    try:
+        # The command waits for "go": "progress 42%" can only have come from the live view
+        # (the command's own text, echoed above it, says "progress %d%%").
+        seen = _read_pty_until(master, "progress 42%", "")
+        (project / "go").touch()
+        seen = _read_pty_until(master, "finished", seen)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, seen
+    assert out.decode().strip() == "done"
+    assert "\r\x1b[Kprogress 100%\r\n" in seen  # the live line redrawn with its final state
+
+
+def _read_pty_until(master: int, text: str, seen: str) -> str:
+    """Read a pty's master side until ``text`` appears (bounded by 30 s, a hang guard)."""
+    deadline = time.monotonic() + 30
+    while text not in seen:
+        assert time.monotonic() < deadline, f"timed out waiting for {text!r} in:\n{seen!r}"
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(master, 65536).decode("utf-8", "replace")
+            except OSError:
+                chunk = ""
+            assert chunk, f"CLI ended early:\n{seen!r}"
+            seen += chunk
+    return seen

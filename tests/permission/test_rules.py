@@ -184,3 +184,54 @@ def test_user_rules_over_defaults(config: object, permission: str, pattern: str,
     rules = merge(default_rules(DATA), rules_from_config(config))
     assert evaluate(permission, pattern, rules).action == expected
     assert evaluate(permission, pattern, list(reversed(rules))).action == expected
+
+
+# --- project rules only tighten --------------------------------------------------------
+
+_PROJECT_CASES = [
+    # (user config, project config, pattern, expected)
+    ({"bash": {"rm *": "deny"}}, {"bash": {"rm *": "ask"}}, "rm -rf src", "deny"),
+    ({"bash": {"rm *": "deny"}}, {"bash": {"rm *": "allow"}}, "rm -rf src", "deny"),
+    ({"bash": {"rm *": "deny"}}, {"bash": {"rm -rf *": "allow"}}, "rm -rf src", "deny"),  # more specific
+    ({"bash": {"rm *": "deny"}}, {"bash": "allow"}, "rm x", "deny"),
+    ({"bash": "allow"}, {"bash": {"rm *": "deny"}}, "rm x", "deny"),  # tightening works
+    ({"bash": "allow"}, {"bash": {"rm *": "deny"}}, "ls", "allow"),
+    ({"bash": {"git *": "allow"}}, {"bash": {"git push *": "ask"}}, "git push", "ask"),
+    ({"bash": {"git *": "allow"}}, {"bash": {"git push *": "ask"}}, "git log", "allow"),
+    ({"bash": "ask"}, {"bash": {"npm test *": "allow"}}, "npm test", "ask"),  # no loosening
+    (None, {"bash": {"npm test *": "allow"}}, "npm test", "allow"),  # over the defaults only
+    (None, {"bash": {"rm *": "deny"}}, "rm x", "deny"),
+    (None, {"bash": {"ls *": "ask"}}, "ls", "ask"),
+]
+
+
+@pytest.mark.parametrize(("user", "project", "pattern", "expected"), _PROJECT_CASES)
+def test_project_rules_only_tighten(user: object, project: object, pattern: str, expected: str) -> None:
+    rules = merge(
+        default_rules(Path("/data")),
+        rules_from_config(user),
+        rules_from_config(project, source="project"),
+    )
+    for order in (rules, list(reversed(rules))):
+        assert evaluate("bash", pattern, order).action == expected
+
+
+def test_a_project_never_loosens_an_agent_or_a_grant_by_a_looser_answer() -> None:
+    plan = rules_from_config({"edit": "deny"}, source="agent")
+    project = rules_from_config({"edit": "allow", "bash": {"npm *": "ask"}}, source="project")
+    grant = [Rule("bash", "npm test *", "allow", "grant")]
+    rules = merge(default_rules(Path("/data")), plan, grant, project)
+    assert evaluate("edit", "src/a.py", rules).action == "deny"
+    assert evaluate("bash", "npm test", rules).action == "ask"  # the project asks for npm
+    decided = evaluate("bash", "npm test", rules)
+    assert decided.source == "project" and decided.pattern == "npm *"
+
+
+def test_a_project_ask_for_one_command_is_obeyed_over_a_user_catch_all() -> None:
+    """As strict and more specific: the project's rule decides, so the read-only allowance
+    (which needs a catch-all ask) no longer applies to ``ls``."""
+    rules = merge(
+        rules_from_config({"bash": "ask"}), rules_from_config({"bash": {"ls *": "ask"}}, source="project")
+    )
+    decided = evaluate("bash", "ls -la", rules)
+    assert decided.action == "ask" and not decided.catch_all

@@ -11,7 +11,6 @@ import pytest
 
 from shellpilot.bus import Bus, Event
 from shellpilot.errors import (
-    ConfigError,
     PermissionCorrected,
     PermissionDenied,
     PermissionRejected,
@@ -29,7 +28,9 @@ from shellpilot.permission import (
     merge,
     rules_from_config,
 )
+from shellpilot.permission.request import AskRequest
 from shellpilot.tool.base import ToolContext
+from shellpilot.tool.gate import plan_command
 
 BASH_ASK = rules_from_config({"bash": {"*": "ask", "git status *": "allow", "rm *": "deny"}})
 
@@ -70,14 +71,22 @@ async def _done(task: asyncio.Future[None]) -> None:
 
 
 async def test_allowed_returns_without_asking(h: Harness) -> None:
-    await h.service.ask("ses_1", "bash", ["git status", "git status -s"], ["git status *"], {}, BASH_ASK)
-    await h.service.ask("ses_1", "bash", [], [], {}, BASH_ASK)  # nothing to ask about passes
+    await h.service.ask(
+        AskRequest("bash", ["git status", "git status -s"], ["git status *"]),
+        session_id="ses_1",
+        ruleset=BASH_ASK,
+    )
+    await h.service.ask(
+        AskRequest("bash", [], []), session_id="ses_1", ruleset=BASH_ASK
+    )  # nothing to ask about passes
     assert h.events == []
 
 
 async def test_deny_names_the_pattern_and_not_the_config(h: Harness) -> None:
     with pytest.raises(PermissionDenied) as caught:
-        await h.service.ask("ses_1", "bash", ["ls", "rm -rf build"], ["ls *", "rm *"], {}, BASH_ASK)
+        await h.service.ask(
+            AskRequest("bash", ["ls", "rm -rf build"], ["ls *", "rm *"]), session_id="ses_1", ruleset=BASH_ASK
+        )
     assert caught.value.pattern == "rm -rf build"
     assert "rm -rf build" in str(caught.value)
     assert "git status" not in str(caught.value)  # the config is not dumped
@@ -86,7 +95,11 @@ async def test_deny_names_the_pattern_and_not_the_config(h: Harness) -> None:
 
 async def test_once_resolves_only_that_request(h: Harness) -> None:
     task = h.start(
-        h.service.ask("ses_1", "bash", ["git status", "npm test"], ["npm test *"], {"command": "x"}, BASH_ASK)
+        h.service.ask(
+            AskRequest("bash", ["git status", "npm test"], ["npm test *"], {"command": "x"}),
+            session_id="ses_1",
+            ruleset=BASH_ASK,
+        )
     )
     request = await h.next_request()
     assert request.id.startswith("per_")
@@ -100,20 +113,36 @@ async def test_once_resolves_only_that_request(h: Harness) -> None:
     assert h.replies()[-1].reply == "once" and h.replies()[-1].reason == "user"
     assert h.service.grants == []
     # once remembers nothing: the same ask asks again
-    again = h.start(h.service.ask("ses_1", "bash", ["npm test"], ["npm test *"], {}, BASH_ASK))
+    again = h.start(
+        h.service.ask(AskRequest("bash", ["npm test"], ["npm test *"]), session_id="ses_1", ruleset=BASH_ASK)
+    )
     second = await h.next_request()
     h.service.reply(second.id, "once")
     await _done(again)
 
 
 async def test_always_grants_persist_and_cascade_within_the_session(h: Harness) -> None:
-    first = h.start(h.service.ask("ses_1", "bash", ["npm test"], ["npm test *"], {}, BASH_ASK))
+    first = h.start(
+        h.service.ask(AskRequest("bash", ["npm test"], ["npm test *"]), session_id="ses_1", ruleset=BASH_ASK)
+    )
     r1 = await h.next_request()
-    covered = h.start(h.service.ask("ses_1", "bash", ["npm test --watch"], ["npm test *"], {}, BASH_ASK))
+    covered = h.start(
+        h.service.ask(
+            AskRequest("bash", ["npm test --watch"], ["npm test *"]), session_id="ses_1", ruleset=BASH_ASK
+        )
+    )
     r2 = await h.next_request()
-    uncovered = h.start(h.service.ask("ses_1", "bash", ["npm publish"], ["npm publish *"], {}, BASH_ASK))
+    uncovered = h.start(
+        h.service.ask(
+            AskRequest("bash", ["npm publish"], ["npm publish *"]), session_id="ses_1", ruleset=BASH_ASK
+        )
+    )
     r3 = await h.next_request()
-    other_session = h.start(h.service.ask("ses_2", "bash", ["npm test -x"], ["npm test *"], {}, BASH_ASK))
+    other_session = h.start(
+        h.service.ask(
+            AskRequest("bash", ["npm test -x"], ["npm test *"]), session_id="ses_2", ruleset=BASH_ASK
+        )
+    )
     r4 = await h.next_request()
 
     h.service.reply(r1.id, "always")
@@ -127,11 +156,16 @@ async def test_always_grants_persist_and_cascade_within_the_session(h: Harness) 
     assert stored["grants"] == [{"permission": "bash", "pattern": "npm test *"}]
 
     # a later ask from another session is allowed by the project's grant
-    await asyncio.wait_for(h.service.ask("ses_3", "bash", ["npm test"], ["npm test *"], {}, BASH_ASK), 5)
+    await asyncio.wait_for(
+        h.service.ask(AskRequest("bash", ["npm test"], ["npm test *"]), session_id="ses_3", ruleset=BASH_ASK),
+        5,
+    )
 
     # a restart (a new service on the same file) remembers
     restarted = Harness(h.grants)
-    await restarted.service.ask("ses_9", "bash", ["npm test -k x"], ["npm test *"], {}, BASH_ASK)
+    await restarted.service.ask(
+        AskRequest("bash", ["npm test -k x"], ["npm test *"]), session_id="ses_9", ruleset=BASH_ASK
+    )
     assert restarted.events == []
     assert restarted.service.grants == [Rule("bash", "npm test *", "allow", "grant")]
 
@@ -144,20 +178,32 @@ async def test_always_grants_persist_and_cascade_within_the_session(h: Harness) 
 
 async def test_a_grant_never_beats_a_more_specific_deny(h: Harness) -> None:
     rules = merge(default_rules(h.grants.parent), rules_from_config({"bash": {"rm -rf *": "deny"}}))
-    task = h.start(h.service.ask("ses_1", "bash", ["rm foo"], ["rm *"], {}, rules))
+    task = h.start(h.service.ask(AskRequest("bash", ["rm foo"], ["rm *"]), session_id="ses_1", ruleset=rules))
     h.service.reply((await h.next_request()).id, "always")
     await _done(task)
-    await h.service.ask("ses_1", "bash", ["rm bar"], ["rm *"], {}, rules)  # the grant allows
+    await h.service.ask(
+        AskRequest("bash", ["rm bar"], ["rm *"]), session_id="ses_1", ruleset=rules
+    )  # the grant allows
     with pytest.raises(PermissionDenied):
-        await h.service.ask("ses_1", "bash", ["rm -rf /"], ["rm *"], {}, rules)
+        await h.service.ask(AskRequest("bash", ["rm -rf /"], ["rm *"]), session_id="ses_1", ruleset=rules)
 
 
 async def test_reject_fails_the_asker_and_the_sessions_other_requests(h: Harness) -> None:
-    a = h.start(h.service.ask("ses_1", "bash", ["make deploy"], ["make deploy *"], {}, BASH_ASK))
+    a = h.start(
+        h.service.ask(
+            AskRequest("bash", ["make deploy"], ["make deploy *"]), session_id="ses_1", ruleset=BASH_ASK
+        )
+    )
     ra = await h.next_request()
-    b = h.start(h.service.ask("ses_1", "bash", ["make clean"], ["make clean *"], {}, BASH_ASK))
+    b = h.start(
+        h.service.ask(
+            AskRequest("bash", ["make clean"], ["make clean *"]), session_id="ses_1", ruleset=BASH_ASK
+        )
+    )
     await h.next_request()
-    c = h.start(h.service.ask("ses_2", "bash", ["make all"], ["make all *"], {}, BASH_ASK))
+    c = h.start(
+        h.service.ask(AskRequest("bash", ["make all"], ["make all *"]), session_id="ses_2", ruleset=BASH_ASK)
+    )
     rc = await h.next_request()
 
     h.service.reply(ra.id, "reject")
@@ -172,7 +218,11 @@ async def test_reject_fails_the_asker_and_the_sessions_other_requests(h: Harness
 
 
 async def test_reject_with_a_message_corrects_the_model(h: Harness) -> None:
-    task = h.start(h.service.ask("ses_1", "bash", ["pip install x"], ["pip install *"], {}, BASH_ASK))
+    task = h.start(
+        h.service.ask(
+            AskRequest("bash", ["pip install x"], ["pip install *"]), session_id="ses_1", ruleset=BASH_ASK
+        )
+    )
     request = await h.next_request()
     h.service.reply(request.id, "reject", "use uv instead")
     with pytest.raises(PermissionCorrected) as caught:
@@ -183,7 +233,9 @@ async def test_reject_with_a_message_corrects_the_model(h: Harness) -> None:
 
 
 async def test_unknown_id_and_bad_reply(h: Harness) -> None:
-    task = h.start(h.service.ask("ses_1", "bash", ["make"], ["make *"], {}, BASH_ASK))
+    task = h.start(
+        h.service.ask(AskRequest("bash", ["make"], ["make *"]), session_id="ses_1", ruleset=BASH_ASK)
+    )
     request = await h.next_request()
     with pytest.raises(PermissionRequestNotFound) as caught:
         h.service.reply("per_nope", "once")
@@ -198,9 +250,9 @@ async def test_unknown_id_and_bad_reply(h: Harness) -> None:
 
 
 async def test_cancel_session_rejects_its_pending_requests(h: Harness) -> None:
-    a = h.start(h.service.ask("ses_1", "bash", ["make a"], [], {}, BASH_ASK))
+    a = h.start(h.service.ask(AskRequest("bash", ["make a"], []), session_id="ses_1", ruleset=BASH_ASK))
     await h.next_request()
-    b = h.start(h.service.ask("ses_2", "bash", ["make b"], [], {}, BASH_ASK))
+    b = h.start(h.service.ask(AskRequest("bash", ["make b"], []), session_id="ses_2", ruleset=BASH_ASK))
     rb = await h.next_request()
     assert h.service.cancel_session("ses_1") == 1
     with pytest.raises(PermissionRejected):
@@ -213,7 +265,7 @@ async def test_cancel_session_rejects_its_pending_requests(h: Harness) -> None:
 
 
 async def test_cancelling_the_waiting_task_removes_its_request(h: Harness) -> None:
-    task = h.start(h.service.ask("ses_1", "bash", ["sleep 100"], [], {}, BASH_ASK))
+    task = h.start(h.service.ask(AskRequest("bash", ["sleep 100"], []), session_id="ses_1", ruleset=BASH_ASK))
     request = await h.next_request()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -226,7 +278,11 @@ async def test_cancelling_the_waiting_task_removes_its_request(h: Harness) -> No
 
 async def test_concurrent_requests_in_two_sessions(h: Harness) -> None:
     tasks = {
-        sid: h.start(h.service.ask(sid, "bash", [f"make {sid}"], [f"make {sid} *"], {}, BASH_ASK))
+        sid: h.start(
+            h.service.ask(
+                AskRequest("bash", [f"make {sid}"], [f"make {sid} *"]), session_id=sid, ruleset=BASH_ASK
+            )
+        )
         for sid in ("ses_a", "ses_b")
     }
     requests = {r.session_id: r for r in [await h.next_request(), await h.next_request()]}
@@ -242,24 +298,40 @@ async def test_concurrent_requests_in_two_sessions(h: Harness) -> None:
 async def test_read_only_allowance(h: Harness, project: Path) -> None:
     defaults = default_rules(h.grants.parent)
     # decided by the default catch-all ask: allowed without a prompt
-    await h.service.ask("s", "bash", ["ls -la", "git log -1"], [], {}, defaults, ["ls -la", "git log -1"])
+    await h.service.ask(
+        AskRequest("bash", ["ls -la", "git log -1"], [], read_only=["ls -la", "git log -1"]),
+        session_id="s",
+        ruleset=defaults,
+    )
     # a user's catch-all ask keeps the allowance
     user_catch_all = merge(defaults, rules_from_config({"bash": "ask"}))
-    await h.service.ask("s", "bash", ["ls -la"], [], {}, user_catch_all, ["ls -la"])
+    await h.service.ask(
+        AskRequest("bash", ["ls -la"], [], read_only=["ls -la"]), session_id="s", ruleset=user_catch_all
+    )
     assert h.events == []
     # a rule written for the command is obeyed
     specific = merge(defaults, rules_from_config({"bash": {"ls *": "ask"}}))
-    asked = h.start(h.service.ask("s", "bash", ["ls -la"], [], {}, specific, ["ls -la"]))
+    asked = h.start(
+        h.service.ask(
+            AskRequest("bash", ["ls -la"], [], read_only=["ls -la"]), session_id="s", ruleset=specific
+        )
+    )
     h.service.reply((await h.next_request()).id, "once")
     await _done(asked)
-    # a redirect in the text loses the allowance even if the caller called it read-only
-    redirect = h.start(h.service.ask("s", "bash", ["echo x > f"], [], {}, defaults, ["echo x > f"]))
+    # the judgement itself is the gate's alone: a redirect is never listed as read-only
+    plan = plan_command("echo x > f", cwd=project, project_dir=project)
+    assert plan.patterns == ("echo x > f",) and plan.read_only == ()
+    redirect = h.start(h.service.ask(plan.asks()[-1], session_id="s", ruleset=defaults))
     assert (await h.next_request()).patterns == ("echo x > f",)
     h.service.cancel_session("s")
     with pytest.raises(PermissionRejected):
         await _done(redirect)
     # patterns not listed as read-only still ask
-    mixed = h.start(h.service.ask("s", "bash", ["ls", "make"], [], {}, defaults, ["ls"]))
+    mixed = h.start(
+        h.service.ask(
+            AskRequest("bash", ["ls", "make"], [], read_only=["ls"]), session_id="s", ruleset=defaults
+        )
+    )
     assert (await h.next_request()).patterns == ("make",)
     h.service.cancel_session("s")
     with pytest.raises(PermissionRejected):
@@ -269,29 +341,31 @@ async def test_read_only_allowance(h: Harness, project: Path) -> None:
 async def test_asker_is_a_tool_context_ask(h: Harness, project: Path) -> None:
     ctx = ToolContext(session_id="ses_1", call_id="call_1", project_dir=project)
     ctx.ask = h.service.asker("ses_1", BASH_ASK)
-    await ctx.ask("bash", ["git status"], ["git status *"])
-    task = h.start(ctx.ask("bash", ["curl x"], ["curl *"], {"command": "curl x"}))
+    await ctx.ask(AskRequest("bash", ["git status"], ["git status *"]))
+    task = h.start(ctx.ask(AskRequest("bash", ["curl x"], ["curl *"], {"command": "curl x"})))
     request = await h.next_request()
     assert request.session_id == "ses_1" and request.metadata == {"command": "curl x"}
     h.service.reply(request.id, "once")
     await _done(task)
 
 
-def test_a_broken_grants_file_is_a_config_error(tmp_path: Path) -> None:
+def test_a_broken_grants_file_is_set_aside_with_a_warning(tmp_path: Path) -> None:
     path = tmp_path / "grants.json"
     path.write_text('{"version": 1,\n "grants": [}')
-    with pytest.raises(ConfigError) as caught:
-        PermissionService(Bus(), path)
-    assert str(path) in str(caught.value) and caught.value.line == 2
+    service = PermissionService(Bus(), path)
+    assert service.grants == [] and not path.exists()
+    [warning] = service.grant_warnings
+    assert warning.startswith(f"{path}:2: ") and "not valid JSON" in warning
     path.write_text('{"grants": [{"permission": 1}]}')
-    with pytest.raises(ConfigError):
-        PermissionService(Bus(), path)
+    [warning] = PermissionService(Bus(), path).grant_warnings
+    assert "bad grant entry" in warning
+    assert len(list(tmp_path.glob("grants.json.broken-*"))) == 2  # both kept, neither emptied
 
 
 async def test_an_unwritable_grants_file_keeps_the_request_pending(tmp_path: Path) -> None:
     h = Harness(tmp_path / "later-a-file" / "grants.json")
     (tmp_path / "later-a-file").write_text("")  # the grants dir cannot be created now
-    task = h.start(h.service.ask("s", "bash", ["make"], ["make *"], {}, BASH_ASK))
+    task = h.start(h.service.ask(AskRequest("bash", ["make"], ["make *"]), session_id="s", ruleset=BASH_ASK))
     request = await h.next_request()
     with pytest.raises(StorageError):
         h.service.reply(request.id, "always")
@@ -323,7 +397,7 @@ def test_an_unanalysed_text_is_allowed_only_by_a_catch_all(
     from shellpilot.permission.service import check
 
     rules = merge(default_rules(tmp_path), rules_from_config(config))
-    verdict = check("bash", [TESTER_BLOCK], rules, unanalysed=[TESTER_BLOCK])
+    verdict = check(AskRequest("bash", [TESTER_BLOCK], unanalysed=[TESTER_BLOCK]), rules)
     assert verdict.action == expected
     if expected == "ask":
         assert verdict.needs == (TESTER_BLOCK,)
@@ -333,25 +407,27 @@ def test_unanalysed_only_guards_the_listed_patterns() -> None:
     from shellpilot.permission.service import check
 
     rules = rules_from_config({"bash": {"*": "ask", "git status *": "allow"}})
-    verdict = check("bash", ["git status -s", TESTER_BLOCK], rules, unanalysed=[TESTER_BLOCK])
+    verdict = check(AskRequest("bash", ["git status -s", TESTER_BLOCK], unanalysed=[TESTER_BLOCK]), rules)
     assert verdict.needs == (TESTER_BLOCK,)
-    assert check("bash", [TESTER_BLOCK], rules).action == "allow"  # the hole, without the guard
+    assert check(AskRequest("bash", [TESTER_BLOCK]), rules).action == "allow"  # the hole, without the guard
 
 
 async def test_a_grant_does_not_allow_an_unanalysed_text(h: Harness) -> None:
     rules = rules_from_config({"bash": {"*": "ask"}})
-    first = h.start(h.service.ask("s", "bash", ["git status"], ["git status *"], {}, rules))
+    first = h.start(
+        h.service.ask(AskRequest("bash", ["git status"], ["git status *"]), session_id="s", ruleset=rules)
+    )
     h.service.reply((await h.next_request()).id, "always")
     await _done(first)
-    assert h.service.check("bash", ["git status x"], rules).action == "allow"
-    verdict = h.service.check("bash", [TESTER_BLOCK], rules, unanalysed=[TESTER_BLOCK])
+    assert h.service.check(AskRequest("bash", ["git status x"]), rules).action == "allow"
+    verdict = h.service.check(AskRequest("bash", [TESTER_BLOCK], unanalysed=[TESTER_BLOCK]), rules)
     assert verdict.action == "ask"
 
 
 async def test_always_on_an_unanalysed_text_stores_nothing(h: Harness) -> None:
     rules = rules_from_config({"bash": {"*": "ask", "git status *": "allow"}})
     ask = h.service.asker("s", rules)
-    task = h.start(ask("bash", [TESTER_BLOCK], [TESTER_BLOCK], {}, unanalysed=[TESTER_BLOCK]))
+    task = h.start(ask(AskRequest("bash", [TESTER_BLOCK], [TESTER_BLOCK], unanalysed=[TESTER_BLOCK])))
     request = await h.next_request()
     assert request.patterns == (TESTER_BLOCK,)
     assert request.always == ()  # never offered for remembering
@@ -360,7 +436,7 @@ async def test_always_on_an_unanalysed_text_stores_nothing(h: Harness) -> None:
     assert h.service.grants == [] and not h.grants.exists()
     assert h.replies()[-1].reply == "once"
     # so the same text asks again
-    again = h.start(ask("bash", [TESTER_BLOCK], [TESTER_BLOCK], {}, unanalysed=[TESTER_BLOCK]))
+    again = h.start(ask(AskRequest("bash", [TESTER_BLOCK], [TESTER_BLOCK], unanalysed=[TESTER_BLOCK])))
     h.service.reply((await h.next_request()).id, "reject")
     with pytest.raises(PermissionRejected):
         await _done(again)
@@ -382,9 +458,9 @@ async def test_an_unanalysed_text_hiding_a_denied_command_is_denied(
     from shellpilot.permission.service import Verdict, check
 
     rules = rules_from_config({"bash": {"*": "allow", "touch *": "deny", "rm -rf /": "deny"}})
-    assert check("bash", [text], rules, unanalysed=[text]) == Verdict("deny", denied=denied)
+    assert check(AskRequest("bash", [text], unanalysed=[text]), rules) == Verdict("deny", denied=denied)
     with pytest.raises(PermissionDenied) as caught:
-        await h.service.ask("s", "bash", [text], [], {}, rules, unanalysed=[text])
+        await h.service.ask(AskRequest("bash", [text], [], unanalysed=[text]), session_id="s", ruleset=rules)
     assert caught.value.pattern == denied and h.events == []
 
 
@@ -399,8 +475,8 @@ def test_embedded_deny_needs_a_command_the_rule_matches(text: str) -> None:
     from shellpilot.permission.service import check
 
     rules = rules_from_config({"bash": {"*": "ask", "touch *": "deny", "rm -rf /": "deny"}})
-    assert check("bash", [text], rules, unanalysed=[text]).action == "ask"
-    assert check("bash", ["touch a"], rules).action == "deny"  # the rule itself works
+    assert check(AskRequest("bash", [text], unanalysed=[text]), rules).action == "ask"
+    assert check(AskRequest("bash", ["touch a"]), rules).action == "deny"  # the rule itself works
 
 
 def test_embedded_deny_respects_a_more_specific_allow() -> None:
@@ -408,6 +484,23 @@ def test_embedded_deny_respects_a_more_specific_allow() -> None:
 
     rules = rules_from_config({"bash": {"*": "ask", "rm *": "deny", "rm -rf build *": "allow"}})
     text = "a=$(( x )); rm -rf build dist\n'"
-    assert check("bash", [text], rules, unanalysed=[text]).action == "ask"  # asked, not denied
+    assert check(AskRequest("bash", [text], unanalysed=[text]), rules).action == "ask"  # asked, not denied
     hidden = "a=$(( x )); rm -rf src\n'"
-    assert check("bash", [hidden], rules, unanalysed=[hidden]).action == "deny"
+    assert check(AskRequest("bash", [hidden], unanalysed=[hidden]), rules).action == "deny"
+
+
+def test_a_deny_rule_makes_an_unanalysed_text_a_question_for_a_person() -> None:
+    """A catch-all allow never allows an unanalysed text when any deny rule exists for the
+    permission; without a deny rule it still does."""
+    from shellpilot.permission.service import Verdict, check
+
+    text = "X=r; ${X}m victim"
+    guarded = rules_from_config({"bash": {"*": "allow", "rm *": "deny"}})
+    verdict = check(AskRequest("bash", [text], unanalysed=[text]), guarded)
+    assert verdict == Verdict("ask", needs=(text,), person_only=True)
+    other_permission = rules_from_config({"bash": "allow", "edit": {"*.lock": "deny"}})
+    assert check(AskRequest("bash", [text], unanalysed=[text]), other_permission).action == "allow"
+    wildcard = rules_from_config({"bash": "allow", "*": {"rm *": "deny"}})
+    assert check(AskRequest("bash", [text], unanalysed=[text]), wildcard).person_only
+    # the scanner's own pattern (not the whole text) is judged by every rule as before
+    assert check(AskRequest("bash", ["${X}m victim"]), guarded).action == "allow"

@@ -7,7 +7,12 @@ import os
 from pathlib import Path
 
 from shellpilot.process.child import ExitWatch, spawn
-from shellpilot.process.process_group import group_members, process_record, start_time, terminate_group
+from shellpilot.process.process_group import ProcessRecord, group_members, start_time, terminate_group
+
+
+def _record(pid: int) -> dict[str, object] | None:
+    record = ProcessRecord.of(pid)
+    return record.to_dict() if record is not None else None
 
 
 async def test_members_are_found_and_killed_with_grandchildren(tmp_path: Path) -> None:
@@ -38,7 +43,7 @@ async def test_nothing_to_kill(tmp_path: Path) -> None:
 async def test_process_record_names_the_group_and_its_start_time(tmp_path: Path) -> None:
     proc = spawn(["sleep", "30"], cwd=tmp_path, env=dict(os.environ))
     try:
-        record = process_record(proc.pid)
+        record = _record(proc.pid)
         assert record is not None and record == {
             "pid": proc.pid,
             "pgid": proc.pid,
@@ -50,4 +55,4 @@ async def test_process_record_names_the_group_and_its_start_time(tmp_path: Path)
         proc.wait(5)
         assert proc.stdout is not None
         proc.stdout.close()
-    assert process_record(proc.pid) is None  # reaped: /proc has nothing to say
+    assert _record(proc.pid) is None  # reaped: /proc has nothing to say

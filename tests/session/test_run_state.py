@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -213,3 +214,24 @@ async def test_store_lease_makes_busy_visible_to_another_store(tmp_path: Path) -
     gate.set()
     await task
     assert store.lease_holder(session.id) is None
+
+
+async def test_reserve_takes_the_lease_first_and_hands_it_to_the_loop(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "s.db")
+    session = Session(project_dir="/p")
+    store.put_session(session)
+    state = RunState(Bus(), lease=store)
+    with state.reserve(session.id):
+        assert store.lease_holder(session.id) is not None  # held before anything is written
+        assert await state.ensure_running(session.id, _value("done")) == "done"
+    assert store.lease_holder(session.id) is None
+    with pytest.raises(ValueError), state.reserve(session.id):
+        raise ValueError("failed before the loop started")
+    assert store.lease_holder(session.id) is None  # a reservation never used is released
+
+
+def _value(value: str) -> Callable[[], Awaitable[str]]:
+    async def work() -> str:
+        return value
+
+    return work

@@ -1,28 +1,27 @@
-"""SessionStore on real SQLite files: CRUD, cascade, coalesced live writes, crash recovery, leases."""
+"""SessionStore on real SQLite files: CRUD, cascade, coalesced live writes, leases.
+
+Crash recovery is tested in tests/session/test_recovery.py.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from shellpilot.errors import SessionBusy, SessionNotFound, StorageError
+from shellpilot.errors import SessionNotFound, StorageError
 from shellpilot.session.models import (
     AssistantMessage,
     Session,
     TextPart,
     ToolCompleted,
-    ToolFailed,
     ToolPart,
     ToolRunning,
     UserMessage,
 )
-from shellpilot.storage.store import INTERRUPTED, SessionStore, export_json
+from shellpilot.storage.store import SessionStore, export_json
 
 
 @pytest.fixture
@@ -133,71 +132,6 @@ async def test_pending_live_update_is_written_by_the_timer(tmp_path: Path) -> No
     store.close()
 
 
-WRITER = textwrap.dedent(
-    """
-    import os, sys, time
-    from pathlib import Path
-    from shellpilot.session.models import *
-    from shellpilot.storage.store import SessionStore
-    store = SessionStore(Path(sys.argv[1]))
-    s = Session(project_dir="/p"); store.put_session(s)
-    u = UserMessage(session_id=s.id); store.put_message(u)
-    a = AssistantMessage(session_id=s.id, parent_id=u.id); store.put_message(a)
-    p = ToolPart(session_id=s.id, message_id=a.id, tool="bash",
-                 state=ToolRunning(input={"command": "yes"}, metadata={"output": "so far\\n"}))
-    store.put_part(p)
-    store.acquire_lease(s.id, "shell")
-    print(s.id, a.id, p.id, flush=True)
-    if sys.argv[2] == "die":
-        os.kill(os.getpid(), 9)
-    time.sleep(30)
-    """
-)
-
-
-def _writer(path: Path, mode: str) -> tuple[subprocess.Popen[str], list[str]]:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(path), mode], stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    ids = proc.stdout.readline().split()
-    return proc, ids
-
-
-def test_open_marks_parts_of_a_dead_process_interrupted(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
-    proc, (session_id, message_id, part_id) = _writer(path, "die")
-    proc.wait(10)
-    store = SessionStore(path)
-    assert store.recovered == [part_id]
-    part = store.get_part(part_id)
-    assert isinstance(part, ToolPart) and isinstance(part.state, ToolFailed)
-    assert part.state.error == INTERRUPTED
-    assert part.state.metadata["output"] == "so far\n"
-    assert part.state.input == {"command": "yes"}
-    message = store.get_message(message_id)
-    assert isinstance(message, AssistantMessage) and message.error is not None
-    assert message.completed_ms is not None
-    store.acquire_lease(session_id, "shell")  # the dead process's lease was dropped
-    assert SessionStore(path).recovered == []  # recovery runs once
-
-
-def test_open_leaves_parts_of_a_live_process_alone_and_its_lease_holds(tmp_path: Path) -> None:
-    path = tmp_path / "s.db"
-    proc, (session_id, _, part_id) = _writer(path, "live")
-    try:
-        store = SessionStore(path)
-        assert store.recovered == []
-        part = store.get_part(part_id)
-        assert isinstance(part, ToolPart) and isinstance(part.state, ToolRunning)
-        with pytest.raises(SessionBusy):
-            store.acquire_lease(session_id, "shell")
-        assert store.lease_holder(session_id) is not None
-    finally:
-        proc.kill()
-        proc.wait(10)
-
-
 def test_unusable_files_raise_storage_error(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"this is not a database" * 100)
@@ -228,33 +162,6 @@ def test_store_uses_wal_and_counts_writes(store: SessionStore) -> None:
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_open_stops_the_command_a_dead_process_left_running(tmp_path: Path) -> None:
-    from shellpilot.process.process_group import process_record
-
-    path = tmp_path / "s.db"
-    orphan = subprocess.Popen(["sleep", "30"], start_new_session=True)
-    try:
-        with SessionStore(path) as store:
-            _, _, part = _conversation(store)
-            record = process_record(orphan.pid)
-            running = ToolRunning(input={"command": "sleep 30"}, metadata={"process": record})
-            store.put_part(part.model_copy(update={"state": running}))
-        db = sqlite3.connect(path)
-        with db:
-            db.execute("UPDATE part SET owner='999999999:1' WHERE id=?", (part.id,))  # a dead owner
-        db.close()
-        reopened = SessionStore(path)
-        assert reopened.recovered == [part.id]
-        assert orphan.wait(10) == -15  # SIGTERM from recovery
-        state = reopened.get_part(part.id).state
-        assert isinstance(state, ToolFailed) and state.metadata["interrupted"]["killed"] is True
-        reopened.close()
-    finally:
-        if orphan.poll() is None:
-            orphan.kill()
-        orphan.wait(10)
-
-
 def test_list_top_level_only_with_child_counts(store: SessionStore) -> None:
     parent = Session(project_dir="/a")
     store.put_session(parent)
@@ -267,3 +174,18 @@ def test_list_top_level_only_with_child_counts(store: SessionStore) -> None:
     assert top.session.id == parent.id and top.child_count == 3
     everything = {s.session.id: s.child_count for s in store.list_sessions("/a")}
     assert everything == {parent.id: 3, kids[0].id: 1, kids[1].id: 0, kids[2].id: 0, grandchild.id: 0}
+
+
+def test_a_read_only_store_reads_and_refuses_writes_saying_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    with SessionStore(path) as store:
+        session = Session(project_dir="/a")
+        store.put_session(session)
+    with SessionStore(path, read_only=True) as reader:
+        assert reader.get_session(session.id).id == session.id
+        assert [s.session.id for s in reader.list_sessions()] == [session.id]
+        with pytest.raises(StorageError, match=r"read-only.*--data-dir DIR or the SHELLPILOT_DATA_DIR"):
+            reader.put_session(Session(project_dir="/b"))
+    with SessionStore(tmp_path / "missing.db", read_only=True) as empty:
+        assert empty.list_sessions() == []
+    assert not (tmp_path / "missing.db").exists()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,6 +13,7 @@ import pytest
 from shellpilot.config import Config
 from shellpilot.errors import InvalidTimeout, PermissionRejected, WorkdirNotFound
 from shellpilot.paths import data_dir, tool_output_dir
+from shellpilot.permission.request import AskRequest
 from shellpilot.tool import ToolContext, ToolRegistry
 from shellpilot.tool.shell import ShellParams, ShellTool
 
@@ -26,17 +27,11 @@ class Asks:
     reject: set[str] = field(default_factory=set)
     calls: list[tuple[str, list[str], list[str], list[str]]] = field(default_factory=list)
 
-    async def __call__(
-        self,
-        permission: str,
-        patterns: Sequence[str],
-        always: Sequence[str],
-        metadata: Mapping[str, Any] | None = None,
-        read_only: Collection[str] = (),
-        *,
-        unanalysed: Collection[str] = (),
-    ) -> None:
-        self.calls.append((permission, list(patterns), list(always), list(read_only)))
+    async def __call__(self, request: AskRequest, /) -> None:
+        permission = request.permission
+        self.calls.append(
+            (permission, list(request.patterns), list(request.always), sorted(request.read_only))
+        )
         if permission in self.reject:
             raise PermissionRejected()
 

@@ -83,13 +83,15 @@ class AgentRegistry:
         return agent
 
     def ruleset(self, agent: Agent, data_dir: Path) -> list[Rule]:
-        """Rules for ``agent``: defaults, the user's ``permission``, then the agent's layers.
+        """Rules for ``agent``: defaults, the user's ``permission``, then the agent's layers,
+        then the project's own rules (``Config.project_rules``, source ``project``).
 
         Evaluation is most-specific-wins, so "merge over" is done here: an agent rule
         replaces the user's rule with the same permission and pattern, and an agent's
         catch-all (``"bash": {"*": "ask"}``, ``"edit": "deny"``) replaces every user rule of
         that permission, as a later layer did in the source's last-match-wins order. The
-        user's ``deny`` rules always stay (an agent never loosens a deny).
+        user's ``deny`` rules always stay (an agent never loosens a deny). Project rules
+        replace nothing: ``rules.evaluate`` lets them only tighten.
         """
         from shellpilot.permission.defaults import default_rules
         from shellpilot.permission.rules import merge, rules_from_config
@@ -106,4 +108,10 @@ class AgentRegistry:
                 or ((r.permission, r.pattern) not in shadowed and r.permission not in caught)
             ]
             user = merge(user, own)
-        return merge(default_rules(data_dir), user)
+        layers = self._config.project_rules
+        project = [
+            rule
+            for layer in (*layers.permission, *layers.agent.get(agent.name, ()))
+            for rule in rules_from_config(layer, source="project")
+        ]
+        return merge(default_rules(data_dir), user, project)

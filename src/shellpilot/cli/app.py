@@ -13,9 +13,9 @@ from importlib import import_module
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
 
 from shellpilot import __version__
+from shellpilot.cli.help import PlainGroup
 from shellpilot.errors import ShellpilotError
 
 SUBCOMMANDS: dict[str, str] = {
@@ -37,9 +37,10 @@ def _load(name: str) -> Any:
     return typer.main.get_group(holder).commands[name]
 
 
-class LazyGroup(TyperGroup):
+class LazyGroup(PlainGroup):
     """The top-level group: a sub-command's module is imported the first time it is looked up,
-    and a ShellpilotError ends the run as its message and exit code (also under CliRunner)."""
+    and a ShellpilotError ends the run as its message and exit code (also under CliRunner).
+    Help reads plainly (``PlainGroup``)."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -54,11 +55,9 @@ class LazyGroup(TyperGroup):
         return [*SUBCOMMANDS, *(n for n in super().list_commands(ctx) if n not in SUBCOMMANDS)]
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        found = super().get_command(ctx, cmd_name)
-        if found is None and cmd_name in SUBCOMMANDS:
-            found = _load(cmd_name)
-            self.add_command(found, cmd_name)
-        return found
+        if cmd_name in SUBCOMMANDS and cmd_name not in self.commands:
+            self.add_command(_load(cmd_name), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
 
 app = typer.Typer(

@@ -9,21 +9,23 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from shellpilot.cli.options import DirOption, TrustOption
+from shellpilot.cli.options import PASS_THROUGH, DirOption, PassThroughCommand, TrustOption
 
 if TYPE_CHECKING:
     from shellpilot.command.model import Command
     from shellpilot.command.registry import CommandRegistry
     from shellpilot.command.template import ExpandedPrompt
     from shellpilot.config.load import LoadedConfig
+    from shellpilot.permission.request import AskRequest
     from shellpilot.permission.rules import Rule
-    from shellpilot.permission.service import PermissionService
+    from shellpilot.permission.service import PermissionService, Verdict
+    from shellpilot.tool.gate import ShellPlan
 
 
 def _registry(directory: Path | None, trust: bool = False) -> tuple[CommandRegistry, LoadedConfig]:
@@ -53,8 +55,10 @@ def _warn_all(registry: CommandRegistry) -> None:
 def _as_dict(command: Command) -> dict[str, Any]:
     return {
         "name": command.name,
+        "display_name": command.display_name,
         "source": command.source,
         "origin": command.origin,
+        "syntax": command.syntax,
         "description": command.description,
         "hints": command.hints,
         "agent": command.agent,
@@ -63,7 +67,49 @@ def _as_dict(command: Command) -> dict[str, Any]:
         "argument_hint": command.argument_hint,
         "aliases": command.aliases,
         "arguments": [a.model_dump() for a in command.arguments],
+        "named_arguments": command.named_arguments,
+        "allowed_tools": command.allowed_tools,
+        "disallowed_tools": command.disallowed_tools,
     }
+
+
+def _model_note(command: Command, loaded: LoadedConfig) -> str:
+    """``model: X`` and where it runs (``-> provider/model``, or the session's model)."""
+    import os
+
+    from shellpilot.provider.registry import ProviderRegistry
+
+    assert command.model is not None
+    resolved, _ = ProviderRegistry(loaded.config, env=os.environ).command_model(command.model, note=False)
+    where = (
+        f"runs on {resolved}"
+        if resolved
+        else "no configured provider can run it: the session's model is used"
+    )
+    return f"model: {command.model} ({where}; -m overrides it)"
+
+
+def _tool_lines(command: Command) -> list[str]:
+    """What ``allowed-tools`` / ``disallowed-tools`` do for this command's turn."""
+    from shellpilot.command.toolrules import bash_pattern
+
+    lines: list[str] = []
+    for key, specs, verb in (
+        ("allowed-tools", command.allowed_tools, "allowed"),
+        ("disallowed-tools", command.disallowed_tools, "denied"),
+    ):
+        if not specs:
+            continue
+        shown = []
+        for spec in specs:
+            pattern = bash_pattern(spec, command)
+            shown.append(f"{spec} -> bash {pattern!r}" if pattern else f"{spec} (not a shellpilot tool)")
+        if verb == "allowed" and not command.trusted:
+            scope = "ignored: the project is not trusted"
+        else:
+            scope = f"{verb} while this command's turn runs"
+        lines.append(f"{key} ({scope}): " + ", ".join(shown))
+    return lines
 
 
 def list_commands(
@@ -102,23 +148,32 @@ def show_command(
     directory: DirOption = None,
     trust: TrustOption = False,
 ) -> None:
-    """Show a command's metadata and raw template."""
+    """Show a command's metadata, the rules its template is expanded with, and the raw template."""
 
-    async def load() -> Command:
-        registry, _ = _registry(directory, trust)
+    async def load() -> tuple[Command, LoadedConfig]:
+        registry, loaded = _registry(directory, trust)
         async with registry:
-            return await registry.get(name)
+            return await registry.get(name), loaded
 
-    command = asyncio.run(load())
+    from shellpilot.command.syntax import describe
+
+    command, loaded = asyncio.run(load())
     fields = _as_dict(command)
-    for key in ("name", "source", "origin", "description", "agent", "model", "subtask", "argument_hint"):
+    for key in ("name", "display_name", "source", "origin", "description", "agent"):
         if fields[key] is not None:
             typer.echo(f"{key}: {fields[key]}")
-    for key in ("hints", "aliases"):
+    if command.model:
+        typer.echo(_model_note(command, loaded))
+    for key in ("subtask", "argument_hint"):
+        if fields[key] is not None:
+            typer.echo(f"{key}: {fields[key]}")
+    if not command.is_lazy:
+        typer.echo(f"rules: {describe(command.syntax)}")
+    for key in ("hints", "aliases", "named_arguments"):
         if fields[key]:
             typer.echo(f"{key}: {' '.join(fields[key])}")
-    if command.allowed_tools:
-        typer.echo("allowed-tools (shown only, never pre-approved): " + ", ".join(command.allowed_tools))
+    for line in _tool_lines(command):
+        typer.echo(line)
     for spec in command.arguments:
         need = "required" if spec.required else "optional"
         typer.echo(f"argument {spec.name} ({need})" + (f": {spec.description}" if spec.description else ""))
@@ -129,14 +184,15 @@ def show_command(
     )
 
 
-Confirm = Callable[[str, list[str], dict[str, Any]], bool]
-"""``confirm(permission, patterns, metadata) -> bool``: a once-or-reject question to a person."""
+Confirm = Callable[["AskRequest", "Verdict"], bool]
+"""``confirm(request, verdict) -> bool``: a once-or-reject question to a person about the
+patterns ``verdict.needs`` of ``request``."""
 
 
-def _terminal_confirm(permission: str, patterns: list[str], metadata: dict[str, Any]) -> bool:
+def _terminal_confirm(request: AskRequest, verdict: Verdict) -> bool:
     from shellpilot.cli.permission_prompt import confirm
 
-    return confirm(permission, patterns, metadata)
+    return confirm(request, verdict)
 
 
 class TerminalAsk:
@@ -161,33 +217,21 @@ class TerminalAsk:
         self.confirm = confirm
         self.allow = tuple(allow)
 
-    async def __call__(
-        self,
-        permission: str,
-        patterns: Sequence[str],
-        always: Sequence[str],
-        metadata: Mapping[str, Any] | None = None,
-        read_only: Collection[str] = (),
-        *,
-        unanalysed: Collection[str] = (),
-    ) -> None:
+    async def __call__(self, request: AskRequest, /) -> None:
         from shellpilot.errors import PermissionDenied, PermissionRejected
 
-        verdict = self.service.check(permission, patterns, self.rules, read_only, unanalysed=unanalysed)
+        verdict = self.service.check(request, self.rules)
         if verdict.action == "deny":
-            raise PermissionDenied(permission, verdict.denied or "")
-        if verdict.action == "allow" or self.yes:
+            raise PermissionDenied(request.permission, verdict.denied or "")
+        if verdict.action == "allow" or (self.yes and not verdict.person_only):
             return
         if self.confirm is not None:
-            if self.confirm(permission, list(verdict.needs), dict(metadata or {})):
+            if self.confirm(request, verdict):
                 return
             raise PermissionRejected()  # the person said no
-        from shellpilot.cli.permission_prompt import no_terminal_reason
+        from shellpilot.cli.permission_prompt import refusal
 
-        unknown = bool((metadata or {}).get("unknown"))
-        raise PermissionRejected(
-            no_terminal_reason(permission, list(verdict.needs), list(always), self.allow, unknown=unknown)
-        )
+        raise refusal(request, verdict, self.allow)
 
 
 def _print_expanded(out: ExpandedPrompt, decisions: list[str]) -> None:
@@ -224,19 +268,26 @@ def render_command(
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Allow every shell block no rule denies.")] = False,
     allow: Annotated[
-        list[str] | None, typer.Option("--allow", help="Allow shell commands matching PATTERN (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--allow", metavar="PATTERN", help="Allow shell commands matching PATTERN (repeatable)."
+        ),
     ] = None,
     directory: DirOption = None,
     trust: TrustOption = False,
 ) -> None:
     """Print the prompt a command expands to, as the model would receive it.
 
-    Exits 4 (after printing) when a shell block was denied or not allowed.
+    Words after NAME are the command's, including ones that start with - (put -- before
+    them to pass one of these options on). The command's allowed-tools apply to its
+    shell blocks. Exits 4 (after printing) when a shell block was denied or not allowed.
     """
     from shellpilot.agent import AgentRegistry
     from shellpilot.bus import Bus
+    from shellpilot.cli.render import print_warning
     from shellpilot.command.template import ExpandContext, expand
-    from shellpilot.paths import data_dir
+    from shellpilot.command.toolrules import turn_rules
+    from shellpilot.paths import data_dir, tool_output_dir
     from shellpilot.permission import PermissionService, Rule, grants_path, merge
 
     async def main() -> bool:
@@ -254,9 +305,15 @@ def render_command(
                     for pattern in allow
                 ]
                 rules = merge(rules, granted)
+            scoped = turn_rules(command)
+            rules = merge(rules, scoped.rules)
+            for note in scoped.warnings:
+                print_warning(note)
             service = PermissionService(
                 Bus(), grants_path(data, registry.project_dir), project_dir=registry.project_dir
             )
+            for warning in service.grant_warnings:
+                sys.stderr.write(f"warning: {warning}\n")
             interactive = sys.stdin.isatty() and sys.stderr.isatty()
             ask = TerminalAsk(
                 service, rules, yes=yes, confirm=_terminal_confirm if interactive else None, allow=allow or ()
@@ -265,6 +322,7 @@ def render_command(
                 project_dir=registry.project_dir,
                 ask=ask,
                 config=loaded.config,
+                output_dir=tool_output_dir(data),
                 agents={a.name: a.mode for a in agents.agents()},
                 default_agent=agents.default().name,
                 run_shell=not no_shell,
@@ -275,7 +333,7 @@ def render_command(
             decisions: list[str] = []
             for block in out.blocks if no_shell else []:
                 refused = f"not run: {block.reason}" if block.status == "denied" else ""
-                decisions.append(f"!`{block.command}` -> {refused or _decision(service, rules, block.check)}")
+                decisions.append(f"!`{block.command}` -> {refused or _decision(service, rules, block.plan)}")
             _print_expanded(out, decisions)
             return any(block.status in ("denied", "rejected") for block in out.blocks)
 
@@ -284,20 +342,19 @@ def render_command(
         raise typer.Exit(4)
 
 
-def _decision(service: PermissionService, rules: list[Rule], check: Any) -> str:
-    if check is None:
+def _decision(service: PermissionService, rules: list[Rule], plan: ShellPlan | None) -> str:
+    """What the gate's asks for ``plan`` would get, without asking: the first ask that is
+    not allowed decides (``deny (..)``, ``ask (..)``), else ``allow``."""
+    if plan is None:
         return "unknown (the command could not be scanned)"
-    if check.dirs:
-        globs = [f"{d.rstrip('/')}/*" for d in check.dirs]
-        outside = service.check("external_directory", globs, rules)
-        if outside.action != "allow":
-            return f"{outside.action} (outside the project: {', '.join(check.dirs)})"
-    verdict = service.check("bash", check.patterns, rules, check.read_only)
-    if verdict.action == "deny":
-        return f"deny ({verdict.denied})"
-    if verdict.action == "ask":
-        return f"ask ({', '.join(verdict.needs)})"
-    return "allow" + (" (read-only)" if check.read_only else "")
+    for request in plan.asks():
+        verdict = service.check(request, rules)
+        where = f"{request.permission} " if request.permission != "bash" else ""
+        if verdict.action == "deny":
+            return f"deny ({where}{verdict.denied})"
+        if verdict.action == "ask":
+            return f"ask ({where}{', '.join(verdict.needs)})"
+    return "allow" + (" (read-only)" if plan.judged_read_only else "")
 
 
 def register(app: typer.Typer) -> None:
@@ -305,5 +362,5 @@ def register(app: typer.Typer) -> None:
     command_app = typer.Typer(help="List, show and render slash commands.", no_args_is_help=True)
     command_app.command("list")(list_commands)
     command_app.command("show")(show_command)
-    command_app.command("render")(render_command)
+    command_app.command("render", cls=PassThroughCommand, context_settings=PASS_THROUGH)(render_command)
     app.add_typer(command_app, name="command")

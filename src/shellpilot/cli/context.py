@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING
 
 from shellpilot.bus import Bus
 from shellpilot.config import LoadedConfig, load_config
-from shellpilot.errors import UsageError
+from shellpilot.errors import StorageError, UsageError
 from shellpilot.paths import data_dir as resolve_data_dir
 from shellpilot.paths import store_path, tool_output_dir
+from shellpilot.session.recovery import recover
 from shellpilot.session.run_state import RunState
 from shellpilot.session.service import SessionService
+from shellpilot.storage import readonly
 from shellpilot.storage.store import SessionStore
 
 if TYPE_CHECKING:
@@ -86,22 +88,38 @@ def open_context(
     config_dir: str | os.PathLike[str] | None = None,
     clean_outputs: bool = True,
     trust: bool = False,
+    reading: bool = False,
 ) -> CliContext:
     """Open everything a CLI command needs.
 
     ``directory`` is the project (default cwd); ``data_dir`` overrides
     ``$SHELLPILOT_DATA_DIR`` and the platform default; ``trust`` (``--trust``) applies the
     project's own config files whole (see ``config.load_config``). Loads config (ConfigError on a bad
-    file), opens the store (StorageError; crash recovery runs here) and removes spill
-    files older than ``tool_output.retention_days``.
+    file), opens the store (StorageError), runs start-up crash recovery once
+    (``session.recovery.recover``: commands a killed shellpilot left running are stopped,
+    its unfinished parts and messages marked interrupted) and removes spill files older
+    than ``tool_output.retention_days``. ``reading``: the command only reads sessions, so
+    a data dir that cannot be written is opened read-only (no recovery, no clean-up)
+    instead of failing; for any other command such a dir is a StorageError that says how
+    to choose another one.
     """
     project = project_dir_of(directory)
     loaded = load_config(
         project, config_dir=Path(config_dir) if config_dir is not None else None, trust=trust
     )
     data = resolve_data_dir(data_dir)
-    store = SessionStore(store_path(data))
-    if clean_outputs:
+    path = store_path(data)
+    read_only = not readonly.writable(path)
+    if read_only and not reading:
+        raise StorageError(f"cannot write the session store: {readonly.READ_ONLY_HINT}", path=str(path))
+    store = SessionStore(path, read_only=read_only)
+    if not read_only:
+        try:
+            recover(store)
+        except BaseException:
+            store.close()
+            raise
+    if clean_outputs and not read_only:
         _clean_outputs(data, loaded.config.tool_output.retention_days)
     bus = Bus()
     run_state = RunState(bus, lease=store)

@@ -23,9 +23,15 @@ from rich.text import Text
 
 from shellpilot.bus import Bus, Subscription
 from shellpilot.cli.render import printable
-from shellpilot.errors import PermissionRequestNotFound
+from shellpilot.errors import (
+    PermissionError_,
+    PermissionRejected,
+    PermissionRequestNotFound,
+    PermissionUnanalysed,
+)
 from shellpilot.permission.events import PermissionAsked, PermissionRequest, Reply
-from shellpilot.permission.service import PermissionService
+from shellpilot.permission.request import AskRequest
+from shellpilot.permission.service import PermissionService, Verdict
 from shellpilot.permission.wildcard import match
 
 T = TypeVar("T")
@@ -104,33 +110,60 @@ def no_terminal_hint(
     return f"re-run with {flags} to allow {which}, or --yes to allow everything that asks."
 
 
-def no_terminal_reason(
-    permission: str,
-    needs: Sequence[str],
-    always: Sequence[str],
-    allowed: Sequence[str] = (),
-    *,
-    unknown: bool = False,
-) -> str:
-    """``NO_TERMINAL`` with PATTERN filled in: the ``--allow`` flags that would cover
-    ``needs`` (``allow_suggestions``), or, for a command the scanner could not analyse,
-    that only ``--yes`` can allow it. Used where a refusal is shown inline (shell blocks)."""
-    if permission == "bash" and unknown:
+def no_terminal_reason(request: AskRequest, verdict: Verdict, allowed: Sequence[str] = ()) -> str:
+    """``NO_TERMINAL`` with PATTERN filled in for ``request`` as ``verdict`` left it: the
+    ``--allow`` flags that would cover ``verdict.needs`` (``allow_suggestions``), or, for a
+    command the scanner could not analyse, that only ``--yes`` can allow it. Used where a
+    refusal is shown inline (shell blocks) and as the tool's error."""
+    if verdict.person_only:
+        return (
+            "not allowed without a terminal (the command could not be analysed and deny rules "
+            "exist for it, so only a person may allow it)"
+        )
+    if request.permission == "bash" and request.unanalysed:
         return "not allowed without a terminal (the command could not be fully analysed, so pass --yes)"
-    suggestions = allow_suggestions(needs, always, allowed)
+    suggestions = allow_suggestions(verdict.needs, request.always, allowed)
     if not suggestions:
         return "not allowed without a terminal (pass --yes)"
     flags = " ".join(f"--allow {shlex.quote(x)}" for x in suggestions)
     return f"not allowed without a terminal (pass --yes or {flags})"
 
 
+def refusal(request: AskRequest, verdict: Verdict, allowed: Sequence[str] = ()) -> PermissionError_:
+    """The error a tool gets when ``request`` was refused because nobody could be asked:
+    PermissionUnanalysed (the model may rewrite the command and go on) when only a person
+    could allow it (``verdict.person_only``), else PermissionRejected with
+    ``no_terminal_reason``."""
+    if verdict.person_only:
+        reasons = request.metadata.get("reasons")
+        listed = [str(r) for r in reasons] if isinstance(reasons, list) else []
+        return PermissionUnanalysed(request.permission, next(iter(verdict.needs), ""), listed)
+    return PermissionRejected(no_terminal_reason(request, verdict, allowed))
+
+
+UNANALYSED_WARNING = (
+    "This command could not be analysed, so your deny rules could not be checked against it. "
+    "Allow it only if you have read it and know what it does."
+)
+"""Shown above a request whose ``person_only`` is set (and on refusals without a terminal)."""
+
+
 def decide_non_interactive(request: PermissionRequest, policy: NonInteractivePolicy) -> Decision:
     """The answer without a terminal (pure): allow by ``--yes``/``--allow``, else reject.
+    A ``person_only`` request (not analysed, under deny rules) is always rejected.
 
     The rejection carries no message for the model (so a turn ends, as on a person's
     plain reject); its ``notice`` says which patterns were refused and the ``--allow``
     flags that would cover exactly those (``no_terminal_hint``).
     """
+    if request.person_only:
+        return Decision(
+            "reject",
+            notice=(
+                f"{_describe(request)}: not allowed without a terminal; the command could not be "
+                "analysed while deny rules exist for it, so neither --yes nor --allow may allow it."
+            ),
+        )
     if policy.yes:
         return Decision("once", notice=f"allowed by --yes: {_describe(request)}")
     unmatched = [p for p in request.patterns if not any(match(p, a) for a in policy.allow_patterns)]
@@ -183,6 +216,9 @@ def render_request(request: PermissionRequest, console: Console) -> None:
     ``\x1b[2K`` (erase line) in a command shows as ``␛[8m`` instead of hiding it.
     """
     body = Text()
+    if request.person_only:
+        body.append("warning     ", style="bold red")
+        body.append(UNANALYSED_WARNING + "\n", style="red")
     body.append("permission  ", style="bold")
     body.append(_row(request.permission))
     for pattern in request.patterns:
@@ -223,30 +259,32 @@ def ask_person(request: PermissionRequest, read_line: ReadLine, console: Console
 
 
 def confirm(
-    permission: str,
-    patterns: Sequence[str],
-    metadata: dict[str, Any] | None = None,
+    request: AskRequest,
+    verdict: Verdict,
     *,
     console: Console | None = None,
     read_line: ReadLine | None = None,
 ) -> bool:
-    """Blocking once-or-reject question for callers without a PermissionService.
+    """Blocking once-or-reject question for callers without a PermissionService: the
+    patterns of ``request`` that ``verdict`` left open (``verdict.needs``).
 
-    Shows the same panel as the prompt and returns True for "once" (``o``/``y``), False
-    for "reject" or end of input. No grant is stored, so "always" is not offered. Only
-    call it when stdin is a terminal (``shellpilot command render`` checks that first).
+    Shows the same panel as the prompt (with the not-analysed warning when
+    ``verdict.person_only``) and returns True for "once" (``o``/``y``), False for "reject"
+    or end of input. No grant is stored, so "always" is not offered. Only call it when
+    stdin is a terminal (``shellpilot command render`` checks that first).
     """
     shown = console or Console(stderr=True)
     read = read_line or (lambda prompt: shown.input(Text(prompt)))
-    request = PermissionRequest(
+    shown_request = PermissionRequest(
         id="per_confirm",
         session_id="",
-        permission=permission,
-        patterns=tuple(patterns),
-        metadata=dict(metadata or {}),
+        permission=request.permission,
+        patterns=verdict.needs,
+        metadata=dict(request.metadata),
         created=0,
+        person_only=verdict.person_only,
     )
-    render_request(request, shown)
+    render_request(shown_request, shown)
     try:
         while True:
             reply = parse_answer(read("Run it? [o]nce / [r]eject: "))
@@ -380,6 +418,7 @@ def _stdin_is_tty() -> bool:
 
 __all__ = [
     "NO_TERMINAL",
+    "UNANALYSED_WARNING",
     "Decision",
     "NonInteractivePolicy",
     "PermissionPrompt",
@@ -390,5 +429,6 @@ __all__ = [
     "no_terminal_hint",
     "no_terminal_reason",
     "parse_answer",
+    "refusal",
     "render_request",
 ]

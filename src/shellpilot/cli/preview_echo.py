@@ -14,6 +14,8 @@ from shellpilot.process.text import CUT_PREFIX
 SKIPPED = "[... lines skipped: the live view shows only the latest output ...]\n"
 """Written where output came and went between two previews (the full output is in the
 tool result and, when truncated, in its output file)."""
+ERASE_LINE = "\r\x1b[K"
+"""Back to the start of the line and clear it: how a shown unfinished line is redrawn."""
 _ANCHOR_LINES = 3
 _KEEP = 65_536
 
@@ -29,10 +31,17 @@ class PreviewEcho:
     prints ``SKIPPED`` and drops the window's first line (whole unless one line fills the
     window), so no fragment is ever printed as a whole line. ``finish(text)`` does the
     same with the final preview and also prints its last line without a newline.
+
+    ``live_width`` (a terminal's columns; None for a pipe or file): the unfinished last
+    line of each preview (a ``\r`` progress bar shows its latest state there) is drawn too,
+    its last ``live_width - 1`` characters, and redrawn in place (``ERASE_LINE``) by the
+    next preview, so progress shows live at the previews' pace (the runner's throttle).
     """
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, *, live_width: int | None = None) -> None:
         self._out = out
+        self._live_width = live_width
+        self._partial = ""  # the unfinished line drawn on screen (not part of _printed)
         self.wrote_anything = False
         self.ends_with_newline = True
         self.closed = False
@@ -43,12 +52,44 @@ class PreviewEcho:
         self._marked = False  # the last thing printed was a skip marker
 
     def preview(self, text: str) -> None:
-        """Take a live preview; print the complete lines it adds."""
-        self._emit(*self._new_text(text, final=False))
+        """Take a live preview; print the complete lines it adds (and, live, its unfinished one)."""
+        partial = self._unfinished(text) if self._live_width else ""
+        self._take(text, final=False, partial=partial)
 
     def finish(self, text: str) -> None:
         """Take the final preview; print what it adds, its last line even without a newline."""
-        self._emit(*self._new_text(text, final=True))
+        self._take(text, final=True, partial="")
+
+    def _take(self, text: str, *, final: bool, partial: str) -> None:
+        drawn, was_at_start = self._partial, self.ends_with_newline
+        if drawn:
+            self.ends_with_newline = True  # it is erased before anything else is written
+        marker, output = self._new_text(text, final=final)
+        if not marker and not output and partial == drawn:
+            self.ends_with_newline = was_at_start  # nothing changes on screen
+            return
+        self._partial = ""
+        self._emit(marker, output, erase=bool(drawn))
+        self._show_partial(partial)
+
+    def _unfinished(self, text: str) -> str:
+        body = text[len(CUT_PREFIX) :] if text.startswith(CUT_PREFIX) else text
+        line = body[body.rfind("\n") + 1 :]
+        width = max(1, (self._live_width or 1) - 1)
+        return line[-width:]
+
+    def _show_partial(self, partial: str) -> None:
+        if not partial or self.closed:
+            return
+        try:
+            self._out.write(partial)
+            self._out.flush()
+        except OSError:
+            self.closed = True
+            return
+        self._partial = partial
+        self.wrote_anything = True
+        self.ends_with_newline = False
 
     def _new_text(self, text: str, *, final: bool) -> tuple[str, str]:
         """``(marker, output)`` to print: the marker is empty unless output was skipped."""
@@ -73,16 +114,18 @@ class PreviewEcho:
         self.skips += 1
         return ("" if self.ends_with_newline else "\n") + SKIPPED, rest
 
-    def _emit(self, marker: str, output: str) -> None:
+    def _emit(self, marker: str, output: str, *, erase: bool = False) -> None:
         text = marker + output
-        if not text or self.closed:
+        if self.closed or not (text or erase):
             return
         try:
-            self._out.write(text)
+            self._out.write((ERASE_LINE if erase else "") + text)
             self._out.flush()
         except OSError:
             self.closed = True
             return
+        if not text:
+            return  # only the drawn unfinished line was cleared
         self.wrote_anything = True
         self.ends_with_newline = text.endswith("\n")
         if output:
@@ -90,4 +133,4 @@ class PreviewEcho:
         self._marked = bool(marker) and not output
 
 
-__all__ = ["CUT_PREFIX", "SKIPPED", "PreviewEcho"]
+__all__ = ["CUT_PREFIX", "ERASE_LINE", "SKIPPED", "PreviewEcho"]

@@ -9,24 +9,24 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
 
 import typer
 
-from shellpilot.cli.options import DataDirOption, DirOption, TrustOption
+from shellpilot.cli.options import PASS_THROUGH, DataDirOption, DirOption, PassThroughCommand, TrustOption
 from shellpilot.errors import Aborted, ShellpilotError, UsageError
 
 if TYPE_CHECKING:
     from shellpilot.cli.context import CliContext
+    from shellpilot.permission.request import Ask, AskRequest
     from shellpilot.permission.rules import Rule
     from shellpilot.permission.service import PermissionService
     from shellpilot.session.loop import AgentLoop
     from shellpilot.session.models import Session
     from shellpilot.session.turn import TurnResult
-    from shellpilot.tool.base import Ask
 
 EXIT_ABORTED = 130
 
@@ -96,13 +96,16 @@ def load_schema(value: str) -> dict[str, Any]:
 
 async def _preflight(loop: AgentLoop, opts: RunOptions, command: str | None) -> None:
     """Fail before a session is touched: unknown command or agent, missing provider/key/model
-    (the error names what to set). The model checked is the command's, else ``--model``,
-    else the agent's, else the default; a continued session may still use its last model."""
+    (the error names what to set). The model checked is ``--model``, else the command's
+    (when a configured provider can run it; otherwise the session's is used, with a warning
+    when the command runs), else the agent's, else the default; a continued session may
+    still use its last model."""
     agent = loop.resolve_agent(opts.agent)
     model = opts.model
     if command is not None and loop.commands is not None:
         found = await loop.commands.get(command)
-        model = found.model or model
+        if not model and found.model:
+            model = loop.providers.command_model(found.model, note=False)[0]
         if found.agent:
             agent = loop.resolve_agent(found.agent)
     if model or not (opts.session_id or opts.cont):
@@ -135,32 +138,19 @@ class _NoTerminalReasons:
 
     def asker(self, session_id: str, ruleset: list[Rule]) -> Ask:
         """``service.asker`` with rejections relabelled while ``refusing()`` is true."""
-        from shellpilot.cli.permission_prompt import no_terminal_reason
+        from shellpilot.cli.permission_prompt import refusal
         from shellpilot.errors import PermissionRejected
 
         inner = self.service.asker(session_id, ruleset)
 
-        async def ask(
-            permission: str,
-            patterns: Sequence[str],
-            always: Sequence[str],
-            metadata: Mapping[str, Any] | None = None,
-            read_only: Collection[str] = (),
-            *,
-            unanalysed: Collection[str] = (),
-        ) -> None:
+        async def ask(request: AskRequest, /) -> None:
             try:
-                await inner(permission, patterns, always, metadata, read_only, unanalysed=unanalysed)
+                await inner(request)
             except PermissionRejected as exc:
                 if type(exc) is not PermissionRejected or not self.refusing():
                     raise
-                needs = self.service.check(
-                    permission, patterns, ruleset, read_only, unanalysed=unanalysed
-                ).needs
-                meta = metadata or {}
-                unknown = bool(meta.get("unknown") or meta.get("reasons"))
-                reason = no_terminal_reason(permission, needs, always, self.allowed, unknown=unknown)
-                raise PermissionRejected(reason) from None
+                verdict = self.service.check(request, ruleset)
+                raise refusal(request, verdict, self.allowed) from None
 
         return ask
 
@@ -209,6 +199,8 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
 
     name, text = split_command(opts.message, opts.command)
     interrupted: list[int] = []
+    for warning in ctx.permissions.grant_warnings:
+        err.write(f"warning: {warning}\n")
     prompt = PermissionPrompt(
         ctx.permissions,
         ctx.bus,
@@ -222,7 +214,9 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
     await _preflight(loop, opts, name)
     session = _session(ctx, opts, f"/{name} {text}" if name else text)
     renderer: Any = (
-        JsonRenderer(out) if opts.format == "json" else TextRenderer(session.id, out, err, color=err.isatty())
+        JsonRenderer(out)
+        if opts.format == "json"
+        else TextRenderer(session.id, out, err, color=err.isatty(), live=err.isatty())
     )
     unlisten = ctx.bus.listen(renderer)
     fmt = {"type": "json_schema", "schema": opts.schema} if opts.schema else None
@@ -363,37 +357,53 @@ def execute(opts: RunOptions, out: TextIO | None = None, err: TextIO | None = No
 def register(app: typer.Typer) -> None:
     """Add ``shellpilot run`` to the top-level app."""
 
-    @app.command("run")
+    @app.command("run", cls=PassThroughCommand, context_settings=PASS_THROUGH)
     def run(
         message: Annotated[
             list[str] | None,
             typer.Argument(help='The message or "/command args" (else stdin).'),
         ] = None,
         command: Annotated[
-            str | None, typer.Option("--command", help="Run this slash command; MESSAGE is its arguments.")
+            str | None,
+            typer.Option(
+                "--command", metavar="NAME", help="Run this slash command; MESSAGE is its arguments."
+            ),
         ] = None,
-        model: Annotated[str | None, typer.Option("--model", "-m", help="provider/model to use.")] = None,
-        agent: Annotated[str | None, typer.Option("--agent", help="Agent: build, plan or your own.")] = None,
-        session: Annotated[str | None, typer.Option("--session", "-s", help="Continue this session.")] = None,
+        model: Annotated[
+            str | None, typer.Option("--model", "-m", metavar="PROVIDER/MODEL", help="The model to use.")
+        ] = None,
+        agent: Annotated[
+            str | None, typer.Option("--agent", metavar="NAME", help="Agent: build, plan or your own.")
+        ] = None,
+        session: Annotated[
+            str | None, typer.Option("--session", "-s", metavar="ID", help="Continue this session.")
+        ] = None,
         cont: Annotated[
             bool, typer.Option("--continue", "-c", help="Continue the latest session here.")
         ] = False,
         output_format: Annotated[
-            str, typer.Option("--format", help="text, or json (one JSON event per line).")
+            str, typer.Option("--format", metavar="text|json", help="json: one JSON event per line.")
         ] = "text",
         schema: Annotated[
             str | None,
-            typer.Option("--schema", help="Structured output: a JSON schema (inline or a file)."),
+            typer.Option(
+                "--schema", metavar="SCHEMA", help="Structured output: a JSON schema (inline or a file)."
+            ),
         ] = None,
         yes: Annotated[
             bool, typer.Option("--yes", "-y", help="Without a terminal, allow everything that asks.")
         ] = False,
         allow: Annotated[
             list[str] | None,
-            typer.Option("--allow", help="Without a terminal, allow asks matching PATTERN (repeatable)."),
+            typer.Option(
+                "--allow",
+                metavar="PATTERN",
+                help="Without a terminal, allow asks matching PATTERN (repeatable).",
+            ),
         ] = None,
         file: Annotated[
-            list[Path] | None, typer.Option("--file", "-f", help="Attach a file (repeatable).")
+            list[Path] | None,
+            typer.Option("--file", "-f", metavar="PATH", help="Attach a file or folder (repeatable)."),
         ] = None,
         directory: DirOption = None,
         data_dir: DataDirOption = None,
@@ -403,8 +413,11 @@ def register(app: typer.Typer) -> None:
 
         The model works with the shell tool in the project; each command that needs
         approval is asked on the terminal (without one: rejected unless --yes/--allow).
-        Exit status: 0 when the turn succeeded, 130 after Ctrl-C (143 after SIGTERM), 3 for provider errors,
-        4 when a permission was rejected, 1 otherwise.
+        Words after /NAME are the command's, including ones that start with - (put --
+        before them to pass one of these options on). -m wins over a command's own model.
+
+        Exit status: 0 when the turn succeeded, 130 after Ctrl-C (143 after SIGTERM),
+        3 for provider errors, 4 when a permission was rejected, 1 otherwise.
         """
         if output_format not in ("text", "json"):
             raise UsageError(f"--format must be text or json, not {output_format!r}.")

@@ -8,10 +8,12 @@ behaviour; it only reads events and writes to the streams it is given.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from typing import Any, TextIO, cast
 
 from shellpilot.bus import Event
-from shellpilot.cli.preview_echo import PreviewEcho
+from shellpilot.cli.preview_echo import ERASE_LINE, PreviewEcho
 from shellpilot.cli.render import printable
 
 _DIM, _RED, _RESET = "\x1b[2m", "\x1b[31m", "\x1b[0m"
@@ -36,14 +38,17 @@ class TextRenderer:
 
     The main session's assistant text goes to ``out`` as it streams; each tool call gets a
     header line on ``err`` (``$ command`` for bash), its live output (``PreviewEcho``:
-    complete lines only, a marker where the throttled window skipped output), and a
-    status line when it ends. Child sessions (subtasks) are shown on
-    ``err``, indented with the agent's name.
+    complete lines, a marker where the throttled window skipped output, and with ``live``,
+    for a terminal, the unfinished last line redrawn in place, so a ``\r`` progress bar
+    shows its latest state), and a status line when it ends. Child sessions (subtasks)
+    are shown on ``err``, indented with the agent's name.
     """
 
-    def __init__(self, session_id: str, out: TextIO, err: TextIO, *, color: bool = False) -> None:
+    def __init__(
+        self, session_id: str, out: TextIO, err: TextIO, *, color: bool = False, live: bool = False
+    ) -> None:
         self.session_id = session_id
-        self._out, self._err, self._color = out, err, color
+        self._out, self._err, self._color, self._live = out, err, color, live
         self._echoes: dict[str, PreviewEcho] = {}
         self._done: set[str] = set()
         self._text_open = False
@@ -82,7 +87,8 @@ class TextRenderer:
         prefix = self._prefix(part)
         if key not in self._echoes:
             self._line(self._style(prefix + _summary(part.tool, state.input), _DIM))
-            self._echoes[key] = PreviewEcho(cast(TextIO, _Indented(self._err, prefix)))
+            width = _columns(self._err) - len(prefix) if self._live else None
+            self._echoes[key] = PreviewEcho(cast(TextIO, _Indented(self._err, prefix)), live_width=width)
         echo = self._echoes[key]
         output = state.metadata.get("output") if part.tool == "bash" else None
         if isinstance(output, str):  # cleaned by the runner already; a stored part may not be
@@ -109,6 +115,16 @@ class TextRenderer:
             self._text_open = False
 
 
+def _columns(stream: TextIO) -> int:
+    """The width of the terminal ``stream`` writes to; ``shutil``'s guess ($COLUMNS, else 80)
+    when it is unknown or reported as 0 (a terminal whose size was never set)."""
+    try:
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        columns = 0
+    return columns if columns > 0 else shutil.get_terminal_size().columns
+
+
 class _Indented:
     """A text stream that prefixes each line written to ``inner``."""
 
@@ -117,6 +133,10 @@ class _Indented:
         self._at_start = True
 
     def write(self, text: str) -> int:
+        if text.startswith(ERASE_LINE):  # the line is cleared: what follows starts it again
+            self._inner.write(ERASE_LINE)
+            self._at_start = True
+            return len(ERASE_LINE) + self.write(text[len(ERASE_LINE) :])
         if self._prefix:
             lines = text.splitlines(keepends=True)
             text = "".join((self._prefix if i or self._at_start else "") + ln for i, ln in enumerate(lines))

@@ -151,7 +151,7 @@ def list_sessions(
 
     from shellpilot.cli.context import open_context
 
-    with open_context(directory=directory, data_dir=data_dir) as ctx:
+    with open_context(directory=directory, data_dir=data_dir, reading=True) as ctx:
         project = None if all_sessions else ctx.project_dir
         cap = limit if limit is not None else (None if all_sessions else DEFAULT_LIMIT)
         rows = ctx.sessions.list(project, top_level=not all_sessions, limit=cap)
@@ -199,7 +199,7 @@ def show_session(
     printed a message at a time, so a session of any length prints in flat memory)."""
     from shellpilot.cli.context import open_context
 
-    with open_context(data_dir=data_dir) as ctx:
+    with open_context(data_dir=data_dir, reading=True) as ctx:
         session = ctx.sessions.get(session_id)
         console = _console()
         console.print(_text(f"{session.title}  ({session.id})", style="bold"))
@@ -219,7 +219,7 @@ def export_session(
     from shellpilot.cli.context import open_context
     from shellpilot.storage.export import write_export
 
-    with open_context(data_dir=data_dir) as ctx:
+    with open_context(data_dir=data_dir, reading=True) as ctx:
         session = ctx.sessions.get(session_id)
         write_export(session, ctx.sessions.iter_messages(session_id), sys.stdout.write)
         sys.stdout.write("\n")

@@ -27,11 +27,12 @@ def exit_status(part: ToolPart, *, signal_received: int | None = None) -> int:
     """The CLI's exit status for a finished user-shell part.
 
     The command's own exit code; 128 + signal when it was killed by one; 128 + the
-    signal the CLI received (SIGINT: 130) when the user cancelled; 1 if it never ran.
+    signal the CLI received (SIGINT: 130) when the user cancelled; 1 if it never ran. A part
+    saved as failed only because the disk was full still gives the command's status.
     """
     state = part.state
     meta: dict[str, Any] = dict(getattr(state, "metadata", {}))
-    if state.status != "completed":
+    if state.status != "completed" and not meta.get("storage_error"):
         return EXIT_ABORTED if signal_received is not None else 1
     if meta.get("aborted"):
         return 128 + (signal_received or 2)
@@ -79,9 +80,13 @@ def _pick_session(
 
 async def _run(
     ctx: CliContext, session: Session, command: str, timeout: int | None, echo: LiveEcho
-) -> tuple[int, ToolPart]:
+) -> tuple[int, ToolPart | None]:
+    """Run the command; its exit status and part (None when a cancelled run could not be
+    saved: the error was printed)."""
     import asyncio
     import signal
+
+    from shellpilot.errors import StorageError
 
     loop = asyncio.get_running_loop()
     received: list[int] = []
@@ -93,7 +98,8 @@ async def _run(
         received.append(signum)
         sys.stderr.write("\nshellpilot: cancelling the command...\n")
         sys.stderr.flush()
-        cancels.append(loop.create_task(ctx.run_state.cancel(session.id)))
+        reason = "terminated by SIGTERM" if signum == signal.SIGTERM else None  # else: the user's Ctrl-C
+        cancels.append(loop.create_task(ctx.run_state.cancel(session.id, reason)))
 
     handled = (signal.SIGINT, signal.SIGTERM)
     for signum in handled:
@@ -102,6 +108,14 @@ async def _run(
         _, part = await ctx.sessions.shell(
             session.id, command, timeout_ms=timeout, on_output=echo.preview, on_data=echo.data
         )
+    except StorageError as exc:
+        if not received:
+            raise
+        # Cancelled on a full disk: the result could not be saved, but this is still a cancel.
+        from shellpilot.cli.render import print_error
+
+        print_error(exc)
+        return 128 + received[0], None
     finally:
         for signum in handled:
             loop.remove_signal_handler(signum)
@@ -112,17 +126,21 @@ async def _run(
 
 
 def outcome_notice(part: ToolPart) -> str | None:
-    """A one-line stderr notice when shellpilot, not the command, ended it (timeout, Ctrl-C)."""
+    """One-line stderr notices when shellpilot, not the command, ended it (timeout, Ctrl-C),
+    and when its result could not be saved whole (a full disk); None when there is nothing to say."""
     meta: dict[str, Any] = dict(getattr(part.state, "metadata", {}))
+    lines: list[str] = []
     if meta.get("timed_out"):
         limit = meta.get("timeout_ms")
         after = f" after {limit} ms" if isinstance(limit, int) else ""
-        return f"shellpilot: command timed out{after} and was killed"
-    if meta.get("aborted"):
-        return "shellpilot: command aborted by the user"
-    if part.state.status == "error":
-        return f"shellpilot: the command did not finish: {getattr(part.state, 'error', '')}"
-    return None
+        lines.append(f"shellpilot: command timed out{after} and was killed")
+    elif meta.get("aborted"):
+        lines.append(f"shellpilot: command {meta.get('abort_reason') or 'aborted by the user'}")
+    if meta.get("storage_error"):
+        lines.append(f"shellpilot: error: {getattr(part.state, 'error', '')}")
+    elif part.state.status == "error":
+        lines.append(f"shellpilot: the command did not finish: {getattr(part.state, 'error', '')}")
+    return "\n".join(lines) or None
 
 
 def _notice(part: ToolPart, echo: LiveEcho) -> None:
@@ -197,6 +215,8 @@ def run_shell(
         session = _pick_session(ctx, session_id, cont, command, dir_given=directory is not None)
         echo = LiveEcho(sys.stdout, getattr(sys.stdout, "buffer", None))
         code, part = asyncio.run(_run(ctx, session, command, timeout, echo))
+        if part is None:
+            return code
         _notice(part, echo)
         if echo.closed:
             _silence_stdout()
@@ -242,14 +262,17 @@ def register(app: typer.Typer) -> None:
         command: Annotated[str, typer.Argument(help="The shell command to run, as one argument.")],
         session: Annotated[
             str | None,
-            typer.Option("--session", "-s", help="Record in this session (runs in its project dir)."),
+            typer.Option(
+                "--session", "-s", metavar="ID", help="Record in this session (runs in its project dir)."
+            ),
         ] = None,
         cont: Annotated[
             bool, typer.Option("--continue", "-c", help="Record in the latest session here.")
         ] = False,
         directory: DirOption = None,
         timeout: Annotated[
-            int | None, typer.Option("--timeout", help="Kill the command after MS milliseconds.")
+            int | None,
+            typer.Option("--timeout", metavar="MS", help="Kill the command after MS milliseconds."),
         ] = None,
         data_dir: DataDirOption = None,
         trust: TrustOption = False,

@@ -1,28 +1,36 @@
 """Placeholder hints of a template, for completion and ``command list``.
 
-Owns: ``hints()``. Must not touch: substitution (template.py) or files.
+Owns: ``hints()``. Must not touch: substitution (substitution.py) or files.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 
+from shellpilot.command.layout import layout
 from shellpilot.command.model import TemplateSyntax
+from shellpilot.command.placeholders import BASE, find
 
-_NUMBERED = re.compile(r"\$(\d+)")
 
+def hints(template: str, syntax: TemplateSyntax = "shellpilot", named: Sequence[str] = ()) -> list[str]:
+    """The distinct placeholders the format's rules see in ``template``, in a stable order:
+    numbered ones in NUMERIC order (``$10`` after ``$9``; the seed sorted them as text),
+    then ``$ARGUMENTS[N]``, named ones (``$name``, ``$KEY``) in order of first use, then
+    ``$ARGUMENTS`` (Gemini: ``{{args}}``).
 
-def hints(template: str, syntax: TemplateSyntax = "shellpilot") -> list[str]:
-    """Distinct ``$N`` placeholders (N >= 1) in NUMERIC order, then ``$ARGUMENTS`` if used.
-
-    ``hints("$10 $2 $1 $2 $ARGUMENTS") == ["$1", "$2", "$10", "$ARGUMENTS"]``. OpenCode
-    sorts lexicographically (``$10`` before ``$2``); we sort by number.
-    ``$0`` is literal text, so it is not a hint. Gemini templates report ``{{args}}``.
+    ``hints("$10 $9 $1 $2 $ARGUMENTS")`` is ``["$1", "$2"]`` plus ``$ARGUMENTS``: the run
+    of numbers breaks after ``$2`` (see ``placeholders.find``). ``$0`` is a hint only in
+    Claude Code files.
     """
-    if syntax == "gemini":
-        return ["{{args}}"] if "{{args}}" in template else []
-    numbers = sorted({int(m.group(1)) for m in _NUMBERED.finditer(template)} - {0})
-    result = [f"${n}" for n in numbers]
-    if "$ARGUMENTS" in template:
-        result.append("$ARGUMENTS")
+    found = find(template, syntax, layout(template, syntax), named)
+    base = BASE[syntax]
+    numbered = sorted({p.index for p in found if p.kind == "index" and not p.text.startswith("$ARGUMENTS[")})
+    result = [f"${n + base}" for n in numbered]
+    result += sorted({p.text for p in found if p.text.startswith("$ARGUMENTS[")}, key=lambda t: int(t[11:-1]))
+    for p in found:
+        if p.kind in ("named", "key") and p.text not in result:
+            result.append(p.text)
+    for p in found:
+        if p.kind == "all" and p.text not in result:
+            result.append(p.text)
     return result

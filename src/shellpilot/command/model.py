@@ -14,8 +14,17 @@ from pydantic import BaseModel, ConfigDict, Field
 CommandSource = Literal["command", "mcp", "skill"]
 """Where a command came from: a command file or config, an MCP prompt, a skill."""
 
-TemplateSyntax = Literal["shellpilot", "gemini"]
-"""Placeholder syntax of a template: ``$1..$N``/``$ARGUMENTS``, or Gemini's ``{{args}}``."""
+TemplateSyntax = Literal["shellpilot", "opencode", "claude", "claude-legacy", "gemini", "codex"]
+"""The rules a template is expanded with: those of the agent its file was written for.
+
+``shellpilot`` and ``opencode``: ``$1..$N`` (the highest takes the rest, a missing one is
+empty), ``$ARGUMENTS``, `` !`cmd` ``; ``shellpilot`` adds ```` ```! ```` fences and ``\\$``.
+``claude``: ``$0`` is the first argument, ``$ARGUMENTS[N]``, named ``arguments:``, a missing
+one kept as written, ``ARGUMENTS: ...`` appended when nothing takes the arguments.
+``claude-legacy``: the same, but ``$1`` is the first argument (files written before Claude
+Code 2.1.19). ``gemini``: ``{{args}}`` and ``!{...}``. ``codex``: ``$1..$9``, ``$ARGUMENTS``
+(words joined by spaces), ``$KEY`` from ``KEY=value``, no shell blocks.
+``command/syntax.py`` describes each one; docs/commands.md cites the sources."""
 
 PromptFetcher = Callable[[str], Awaitable[str]]
 """``await fetch(raw_arguments) -> text``: an MCP prompt rendered by its server."""
@@ -46,21 +55,39 @@ class Command(BaseModel):
     description: str | None = None
     agent: str | None = None
     model: str | None = None
-    """``provider/model`` to run the command with; None = the caller's choice."""
+    """The file's model as written: ``provider/model``, or a bare model or family name
+    (``sonnet``, ``claude-sonnet-4-0``, ``gpt-4o``) resolved to a configured provider when
+    the command runs; None = the caller's choice."""
     source: CommandSource = "command"
     template: str | PromptFetcher = Field(repr=False)
     subtask: bool | None = None
     hints: list[str] = Field(default_factory=list)
     origin: str = "builtin"
     syntax: TemplateSyntax = "shellpilot"
+    display_name: str | None = None
+    """The name as its file wrote it when the slash name had to differ (a skill called
+    ``Plugin Settings`` is ``/plugin-settings``)."""
     arguments: list[PromptArgumentSpec] = Field(default_factory=list)
     """Declared arguments (MCP prompts only)."""
+    named_arguments: list[str] = Field(default_factory=list)
+    """Claude's ``arguments:`` frontmatter: ``$name`` is the positional argument of that index."""
     argument_hint: str | None = None
-    """Free-text usage hint (Claude's ``argument-hint``)."""
+    """Free-text usage hint (Claude's and Codex's ``argument-hint``)."""
     allowed_tools: list[str] = Field(default_factory=list)
-    """Claude's ``allowed-tools``: shown to the user, never used to pre-approve anything."""
+    """Claude's ``allowed-tools``: its ``Bash(...)`` entries allow those commands while the
+    command's own turn runs, when ``trusted`` (see ``command/toolrules.py``)."""
+    disallowed_tools: list[str] = Field(default_factory=list)
+    """Claude's ``disallowed-tools``: its ``Bash(...)`` entries deny those commands for the turn."""
+    trusted: bool = True
+    """False for a file of a project whose config is not trusted (its allow rules are ignored)."""
+    directory: str | None = None
+    """The command's own directory: the skill's folder, or the folder holding the file
+    (``${CLAUDE_SKILL_DIR}``; files under it are attached without asking)."""
+    plugin_root: str | None = None
+    """``${CLAUDE_PLUGIN_ROOT}``: the plugin holding the file (the folder with
+    ``.claude-plugin/``, else the parent of the ``commands``/``skills`` folder)."""
     aliases: list[str] = Field(default_factory=list)
-    """Extra names that reach this command when free (``dir:name`` for Claude files)."""
+    """Extra names that reach this command when free (``dir/name`` for ``dir:name``, ``prompts:x``)."""
 
     @property
     def is_lazy(self) -> bool:

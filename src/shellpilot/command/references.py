@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from shellpilot.errors import PermissionCorrected, PermissionDenied, PermissionRejected
-from shellpilot.tool.base import Ask
+from shellpilot.permission.request import Ask, AskRequest
 
 # `@` not after a word character or a backtick (so e-mail addresses don't match), then
 # `"path with spaces"`, Gemini's `{path}`, or a bare run up to whitespace/backtick.
@@ -109,6 +109,7 @@ async def resolve_references(
     exclude: Sequence[tuple[int, int]] = (),
     inside_project_only: bool = False,
     origin: str = "",
+    own_dirs: Sequence[Path] = (),
 ) -> References:
     """Resolve each distinct ``@name`` of ``text`` once, in document order.
 
@@ -116,14 +117,16 @@ async def resolve_references(
     ``directory`` with a listing, else an agent name an agent reference; anything else
     stays text and yields a warning (OpenCode ignores it silently).
     A path that resolves (symlinks followed) outside ``project_dir`` is read only after
-    ``ask("external_directory", ["<dir>/*"], ...)`` allows it, like a shell block that
+    ``ask(AskRequest("external_directory", ["<dir>/*"], ...))`` allows it, like a shell block that
     touches that directory; denied or rejected (or no ``ask`` given), it stays text with
     a warning saying why and expansion goes on. Each glob is asked once per text.
     ``inside_project_only`` refuses outside paths without asking (text a remote MCP
-    server wrote).
+    server wrote). A path that resolves inside one of ``own_dirs`` (a trusted command's
+    own folder: ``@${CLAUDE_SKILL_DIR}/reference.md``) is read without asking.
     """
     result = References()
     project = project_dir.resolve()
+    owned = [d.resolve() for d in own_dirs]
     decided: dict[str, str | None] = {}
     for name in find_references(text, exclude):
         path = resolve_path(name, project_dir, home)
@@ -133,7 +136,8 @@ async def resolve_references(
         except (OSError, ValueError):
             is_dir = is_file = False
             resolved = path
-        if (is_dir or is_file) and not resolved.is_relative_to(project):
+        inside = resolved.is_relative_to(project) or any(resolved.is_relative_to(d) for d in owned)
+        if (is_dir or is_file) and not inside:
             refusal = "refused for text an MCP server wrote" if inside_project_only else None
             if refusal is None:
                 glob = _outside_glob(resolved, is_dir)
@@ -164,7 +168,7 @@ async def _ask_outside(ask: Ask | None, glob: str, name: str, resolved: Path, or
     where = f" in {origin}" if origin else ""
     meta = {"command": f"@{name}", "path": str(resolved), "description": f"file reference{where}"}
     try:
-        await ask("external_directory", [glob], [glob], meta)
+        await ask(AskRequest("external_directory", [glob], [glob], meta))
     except PermissionDenied:
         return f'external_directory denied by rule for "{glob}"'
     except PermissionRejected as exc:

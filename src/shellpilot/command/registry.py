@@ -3,19 +3,23 @@
 Owns: which source wins a name, the qualified names (``<server>:<prompt>``,
 ``skill:<name>``, aliases) and lookup. Must not touch: expansion or file formats.
 
-Precedence (later wins): builtins < user config dir ``command(s)/`` < config ``command``
-entries < project ``.gemini/commands`` < ``.claude/commands`` < ``.opencode/command(s)``
-< ``.shellpilot/command(s)`` < MCP prompts. Skills and aliases only take free names.
+Precedence (later wins): builtins < the user's files of other agents (``~/.gemini/commands``
+< ``~/.claude/commands`` < ``~/.codex/prompts`` < ``~/.config/opencode/command(s)``) <
+shellpilot's user config dir ``command(s)/`` < config ``command`` entries < project
+``.gemini/commands`` < ``.claude/commands`` < ``.opencode/command(s)`` <
+``.shellpilot/command(s)`` < MCP prompts. Skills and aliases only take free names, except
+that a Claude Code skill wins over a Claude Code command of the same name (as in Claude Code).
 """
 
 from __future__ import annotations
 
 import difflib
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from shellpilot.command.cache import ParseCache, Wrap
 from shellpilot.command.diagnostics import LoadWarning
-from shellpilot.command.hints import hints
 from shellpilot.command.model import Command, PromptFetcher
 from shellpilot.command.sources import (
     Loaded,
@@ -25,25 +29,26 @@ from shellpilot.command.sources import (
     load_markdown_dir,
 )
 from shellpilot.command.sources.base import FileParser
+from shellpilot.command.sources.codex import codex_prompts_dir, load_codex_dir, load_codex_file
 from shellpilot.command.sources.gemini import load_gemini_file
 from shellpilot.command.sources.markdown import load_markdown_file
+from shellpilot.command.sources.skill import skill_command
 from shellpilot.config.load import LoadedConfig
 from shellpilot.config.model import Config
 from shellpilot.errors import CommandNotFound
 from shellpilot.mcp.manager import McpManager, McpPrompt, bind_arguments
-from shellpilot.skill.discovery import Skill, discover_skills, skill_dirs
+from shellpilot.skill.discovery import discover_skills, skill_dirs
+
+CLAUDE_SYNTAXES = ("claude", "claude-legacy")
 
 
-def _skill_command(skill: Skill) -> Command:
-    template = skill.template()
-    return Command(
-        name=skill.name,
-        description=skill.description,
-        source="skill",
-        template=template,
-        hints=hints(template),
-        origin=str(skill.path),
-    )
+def _user_sources(home: Path, env: Mapping[str, str]) -> list[tuple[Path, str]]:
+    """The user's command folders of other agents, weakest first, with their format."""
+    dirs: list[tuple[Path, str]] = [(home / ".gemini" / "commands", "gemini")]
+    dirs.append((home / ".claude" / "commands", "claude"))
+    dirs.append((codex_prompts_dir(home, env), "codex"))
+    dirs += [(home / ".config" / "opencode" / d, "opencode") for d in ("command", "commands")]
+    return dirs
 
 
 def _file_sources(project: Path) -> list[tuple[Path, str]]:
@@ -59,24 +64,39 @@ def _plain(parse: FileParser) -> FileParser:
     return parse
 
 
-def _load_dir(path: Path, flavour: str, wrap: Wrap = _plain) -> Loaded:
+def _load_dir(path: Path, flavour: str, trusted: bool, wrap: Wrap = _plain) -> Loaded:
     """One command directory; ``wrap`` (a parse cache) wraps each per-file parser."""
     if flavour == "gemini":
-        return load_gemini_dir(path, parse=wrap(load_gemini_file))
+        return load_gemini_dir(path, trusted=trusted, parse=wrap(load_gemini_file))
+    if flavour == "codex":
+        return load_codex_dir(path, parse=wrap(load_codex_file))
     markdown = wrap(load_markdown_file)
     if flavour == "claude":
-        return load_markdown_dir(path, "claude", parse=markdown)
+        return load_markdown_dir(path, "claude", trusted=trusted, parse=markdown)
     if flavour == "opencode":
-        return load_markdown_dir(path, "opencode", parse=markdown)
-    return load_markdown_dir(path, "shellpilot", parse=markdown)
+        return load_markdown_dir(path, "opencode", trusted=trusted, parse=markdown)
+    return load_markdown_dir(path, "shellpilot", trusted=trusted, parse=markdown)
+
+
+def _skill_beats_command(skill: Command, command: Command) -> bool:
+    """Claude Code's rule: its skill wins over its command file of the same name."""
+    return (
+        skill.source == "skill"
+        and skill.syntax in CLAUDE_SYNTAXES
+        and command.source == "command"
+        and command.syntax in CLAUDE_SYNTAXES
+    )
 
 
 class CommandRegistry:
     """Commands of one project, loaded once and cached.
 
     ``config`` may be a ``Config`` or a ``LoadedConfig`` (whose file list lets config
-    entries name the file they came from). ``config_dir`` is the user config dir
-    (None: no user-level commands or skills). ``mcp`` is a manager to list prompts from;
+    entries name the file they came from, and whose ``trusted`` says whether the
+    project's own files are; with a bare ``Config`` they are not, unless ``trusted``).
+    ``config_dir`` is the user config dir (None: no shellpilot user commands or skills).
+    ``home`` is where the user's files of other agents live (default ``$HOME``; ``env``
+    supplies ``CODEX_HOME``, default ``os.environ``). ``mcp`` is a manager to list prompts from;
     when None and ``config.mcp`` has enabled servers, the registry makes and owns one
     (close it with ``aclose()`` or ``async with``). ``get``/``list`` are async because
     MCP servers start on first use; ``load_files`` is the synchronous file-only part.
@@ -91,15 +111,22 @@ class CommandRegistry:
         *,
         config_dir: str | Path | None = None,
         mcp: McpManager | None = None,
+        home: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+        trusted: bool | None = None,
         cache: ParseCache | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         if isinstance(config, LoadedConfig):
             self.config, self._sources = config.config, list(config.sources)
             config_dir = config_dir if config_dir is not None else config.config_dir
+            self.trusted = config.trusted if trusted is None else trusted
         else:
             self.config, self._sources = config, []
+            self.trusted = bool(trusted)
         self.config_dir = Path(config_dir) if config_dir is not None else None
+        self.home = Path(home) if home is not None else Path.home()
+        self._env = env if env is not None else os.environ
         self._owns_mcp = mcp is None and any(c.enabled for c in self.config.mcp.values())
         self._mcp = McpManager(self.config.mcp, cwd=self.project_dir) if self._owns_mcp else mcp
         self._names: dict[str, Command] | None = None
@@ -116,7 +143,15 @@ class CommandRegistry:
         if old is None:
             names[command.name] = command
             return
-        if override:
+        if not override and _skill_beats_command(command, old):
+            self._file_warnings.append(
+                LoadWarning(
+                    f'skill "{command.name}" from {command.origin} overrides the command in {old.origin} '
+                    "(in Claude Code a skill wins over a command of the same name)"
+                )
+            )
+            names[command.name] = command
+        elif override:
             self._file_warnings.append(
                 LoadWarning(f'command "{command.name}" from {command.origin} overrides {old.origin}')
             )
@@ -142,13 +177,24 @@ class CommandRegistry:
         if self._files is None:
             wrap = self._cache.wrap if self._cache is not None else _plain
             layers: list[Loaded] = [Loaded(commands=builtin_commands(self.project_dir))]
+            layers += [
+                _load_dir(path, flavour, True, wrap) for path, flavour in _user_sources(self.home, self._env)
+            ]
             if self.config_dir is not None:
                 for d in ("command", "commands"):
-                    layers.append(_load_dir(self.config_dir / d, "shellpilot", wrap))
+                    layers.append(_load_dir(self.config_dir / d, "shellpilot", True, wrap))
             layers.append(config_commands(self.config, self._sources))
-            layers += [_load_dir(path, flavour, wrap) for path, flavour in _file_sources(self.project_dir)]
-            skills, skill_warnings = discover_skills(skill_dirs(self.project_dir, self.config_dir))
-            self._files = (layers, [_skill_command(s) for s in skills], skill_warnings)
+            layers += [
+                _load_dir(path, flavour, self.trusted, wrap)
+                for path, flavour in _file_sources(self.project_dir)
+            ]
+            skills, skill_warnings = discover_skills(skill_dirs(self.project_dir, self.config_dir, self.home))
+            commands: list[Command] = []
+            for skill in skills:
+                command, warnings = skill_command(skill, project_trusted=self.trusted)
+                commands.append(command)
+                skill_warnings += warnings
+            self._files = (layers, commands, skill_warnings)
             if self._cache is not None:
                 self._cache.save()
         return self._files

@@ -1,7 +1,7 @@
-"""Running the shell blocks of a template: scan, ask permission, run, inline the result.
+"""Running the shell blocks of a template through the shell gate, and inlining the result.
 
-Owns: the per-block safety path and how a block's outcome reads inline. Must not touch:
-template parsing (substitution.py) or how processes run (process/runner.py does that).
+Owns: a block's report and how its outcome reads inline. Must not touch: template parsing
+(substitution.py), what is asked (tool/gate.py) or how processes run (tool/shell.run_gated).
 """
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from shellpilot.command.references import rejection_reason
-from shellpilot.errors import PermissionDenied, PermissionRejected, ShellpilotError
-from shellpilot.tool.base import Ask
+from shellpilot.errors import PermissionDenied, PermissionRejected, PermissionUnanalysed, ShellpilotError
+from shellpilot.permission.request import Ask
+from shellpilot.tool.gate import GateVerdict, ShellPlan, admit, plan_command
 
 if TYPE_CHECKING:
     from shellpilot.config.model import Config
@@ -23,20 +24,6 @@ DEFAULT_BLOCK_TIMEOUT_MS = 30_000
 """Timeout of one shell block, in ms (OpenCode has none)."""
 
 BlockStatus = Literal["ok", "failed", "timed_out", "aborted", "denied", "rejected", "not_run"]
-
-
-@dataclass(frozen=True)
-class BlockCheck:
-    """What a block asks permission for: ``bash`` patterns and outside directories.
-
-    ``read_only`` lists the patterns judged read-only from their parsed argv.
-    """
-
-    patterns: list[str]
-    always: list[str]
-    dirs: list[str] = field(default_factory=list)
-    read_only: list[str] = field(default_factory=list)
-    unknown: bool = False
 
 
 @dataclass(frozen=True)
@@ -52,20 +39,26 @@ class BlockRun:
     timed_out: bool = False
     aborted: bool = False
     annotated: bool = False
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class BlockReport:
-    """One block's outcome; ``inline()`` is the text that replaces it in the prompt."""
+    """One block's outcome; ``inline()`` is the text that replaces it in the prompt.
+
+    ``plan``: what the gate saw (None when the block was refused before it was scanned);
+    ``metadata``: the run's record (``ShellResult.part_metadata``), empty when not run.
+    """
 
     command: str
     status: BlockStatus
     output: str = ""
     exit_code: int | None = None
-    check: BlockCheck | None = None
+    plan: ShellPlan | None = None
     reason: str = ""
     timeout_ms: int = DEFAULT_BLOCK_TIMEOUT_MS
     annotated: bool = False
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     def inline(self) -> str:
         """Output (trailing newlines dropped); failures add ``[exit code N]`` unless the
@@ -89,53 +82,43 @@ class BlockReport:
         return f"{out}\n{note}" if out else note
 
 
-CheckFn = Callable[[str, Path], BlockCheck]
-"""``check(command, project_dir) -> BlockCheck`` (default: the scanner, ``scan_block``)."""
-
-RunFn = Callable[[str, Path, int, "asyncio.Event | None"], Awaitable[BlockRun]]
-"""``await run(command, cwd, timeout_ms, abort) -> BlockRun`` (default: the shell runner)."""
+RunFn = Callable[[GateVerdict, int, "asyncio.Event | None"], Awaitable[BlockRun]]
+"""``await run(verdict, timeout_ms, abort) -> BlockRun`` (default: ``runner_for``)."""
 
 
-def scan_block(command: str, project_dir: Path, shell: str = "bash") -> BlockCheck:
-    """Scan a block like the bash tool does (``shellpilot.scanner.scan``).
+def runner_for(config: Config | None = None, output_dir: Path | None = None) -> RunFn:
+    """A ``RunFn`` over ``tool.shell.run_gated``: the configured shell, output limited like a
+    tool's (config ``tool_output``: lines and bytes, tail kept), full output spilled under
+    ``output_dir`` (the session's ``<data>/tool-output``; None: the default data dir's)."""
 
-    Patterns and ``always`` come from the scan; when the scanner could not understand
-    the command (``unknown``) the whole text is the one pattern. Outside directories
-    become ``external_directory`` asks.
-    """
-    from shellpilot.scanner.scan import scan
-
-    result = scan(command, cwd=project_dir, project_dir=project_dir, shell=shell)
-    if result.unknown or not result.patterns:
-        return BlockCheck([command], [command], list(result.dirs), [], True)
-    from shellpilot.paths import data_dir, tool_output_dir
-    from shellpilot.permission.readonly import is_read_only
-
-    spills = (tool_output_dir(data_dir()),)
-    read_only = [
-        c.text
-        for c in result.commands
-        if is_read_only(list(c.argv), cwd=project_dir, project_dir=project_dir, text=c.text, readable=spills)
-    ]
-    return BlockCheck(list(result.patterns), list(result.always), list(result.dirs), read_only)
-
-
-def runner_for(config: Config | None = None) -> RunFn:
-    """A ``RunFn`` over ``shellpilot.process.runner.run``: the configured shell, and output
-    limited like a tool's (config ``tool_output``: lines and bytes, tail kept)."""
-
-    async def run(command: str, cwd: Path, timeout_ms: int, abort: asyncio.Event | None) -> BlockRun:
+    async def run(verdict: GateVerdict, timeout_ms: int, abort: asyncio.Event | None) -> BlockRun:
         from shellpilot.process.output import OutputLimits
-        from shellpilot.process.runner import run as run_shell
+        from shellpilot.tool.shell import run_gated
 
         limits = OutputLimits.from_config(config.tool_output) if config is not None else OutputLimits()
-        result = await run_shell(
-            command, cwd=cwd, timeout_ms=timeout_ms, abort=abort, limits=limits, config=config
+        result = await run_gated(
+            verdict, timeout_ms=timeout_ms, abort=abort, limits=limits, config=config, output_dir=output_dir
         )
         annotated = "<shell_metadata>" in result.output
-        return BlockRun(result.output, result.exit_code, result.timed_out, result.aborted, annotated)
+        metadata = result.part_metadata(verdict.plan.record())
+        return BlockRun(
+            result.output, result.exit_code, result.timed_out, result.aborted, annotated, metadata
+        )
 
     return run
+
+
+def plan_block(
+    command: str, project_dir: Path, *, shell: str = "bash", output_dir: Path | None = None
+) -> ShellPlan | None:
+    """What the gate would ask for a block run in the project (``tool.gate.plan_command``),
+    without asking; None when the scanner could not be used at all."""
+    try:
+        return plan_command(
+            command, cwd=project_dir, project_dir=project_dir, shell=shell, output_dir=output_dir
+        )
+    except Exception:  # a dry run only reports
+        return None
 
 
 async def run_block(
@@ -143,43 +126,39 @@ async def run_block(
     *,
     project_dir: Path,
     ask: Ask,
-    check: CheckFn,
     run: RunFn,
+    shell: str = "bash",
+    output_dir: Path | None = None,
+    agent: str | None = None,
     timeout_ms: int = DEFAULT_BLOCK_TIMEOUT_MS,
     abort: asyncio.Event | None = None,
     origin: str = "",
 ) -> BlockReport:
-    """Scan, ask (``external_directory`` for outside dirs, then ``bash``), run in the project.
+    """Pass the shell gate like the model's ``bash`` tool (``external_directory`` for
+    outside dirs, ``edit`` for the files it writes, then ``bash``), then run in the project.
 
     A denied or rejected ask yields a report that says so (expansion goes on; a rejection
     keeps the asker's reason, e.g. ``not allowed without a terminal ...``); a
     non-zero exit, a timeout or a spawn error keeps the output and says how it ended.
+    ``output_dir`` is the session's tool-output folder (readable, never asked about).
     """
+    plan = plan_command(command, cwd=project_dir, project_dir=project_dir, shell=shell, output_dir=output_dir)
+    meta = {"description": f"shell block of {origin}" if origin else "shell block"}
     try:
-        checked = check(command, project_dir)
-    except ShellpilotError:
-        checked = BlockCheck([command], [command], unknown=True)
-    meta: dict[str, object] = {
-        "command": command,
-        "description": f"shell block of {origin}" if origin else "shell block",
-        "unknown": checked.unknown,
-    }
-    try:
-        if checked.dirs:
-            globs = [f"{d.rstrip('/')}/*" for d in checked.dirs]
-            await ask("external_directory", globs, globs, meta)
-        unanalysed = [command] if checked.unknown else []
-        await ask(
-            "bash", checked.patterns, checked.always, meta, read_only=checked.read_only, unanalysed=unanalysed
-        )
+        verdict = await admit(plan, caller="block", ask=ask, agent=agent, metadata=meta)
     except PermissionDenied as exc:
-        return BlockReport(command, "denied", check=checked, reason=f'denied by rule for "{exc.pattern}"')
+        return BlockReport(
+            command, "denied", plan=plan, reason=f'{exc.permission} denied by rule for "{exc.pattern}"'
+        )
     except PermissionRejected as exc:
-        return BlockReport(command, "rejected", check=checked, reason=rejection_reason(exc))
+        return BlockReport(command, "rejected", plan=plan, reason=rejection_reason(exc))
+    except PermissionUnanalysed:
+        why = "it could not be analysed and deny rules exist for it, so only a person may allow it"
+        return BlockReport(command, "rejected", plan=plan, reason=f"not allowed without a terminal ({why})")
     try:
-        done = await run(command, project_dir, timeout_ms, abort)
+        done = await run(verdict, timeout_ms, abort)
     except ShellpilotError as exc:
-        return BlockReport(command, "failed", check=checked, reason=exc.message)
+        return BlockReport(command, "failed", plan=plan, reason=exc.message)
     status: BlockStatus = "ok"
     if done.timed_out:
         status = "timed_out"
@@ -188,5 +167,12 @@ async def run_block(
     elif done.exit_code != 0:
         status = "failed"
     return BlockReport(
-        command, status, done.output, done.exit_code, checked, timeout_ms=timeout_ms, annotated=done.annotated
+        command,
+        status,
+        done.output,
+        done.exit_code,
+        plan,
+        timeout_ms=timeout_ms,
+        annotated=done.annotated,
+        metadata=done.metadata,
     )

@@ -1,8 +1,9 @@
 """Placeholder substitution in one pass over a template, producing typed segments.
 
-Owns: recognising ``$N``/``$ARGUMENTS``/``{{args}}`` and shell blocks in the template's
-own text, and splicing only inert values into blocks (``splice``). Must not touch: processes,
-permissions or files (template.py runs the blocks; references.py resolves ``@path``).
+Owns: cutting a template into text and shell blocks with every placeholder filled, and
+splicing only inert values into blocks (``splice``). Must not touch: processes,
+permissions or files (template.py runs the blocks; references.py resolves ``@path``);
+which text is a placeholder or a block is placeholders.py's and layout.py's.
 """
 
 from __future__ import annotations
@@ -10,21 +11,14 @@ from __future__ import annotations
 import re
 import shlex
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from shellpilot.command.arguments import split_arguments
+from shellpilot.command.layout import BlockForm, Region, layout
 from shellpilot.command.model import TemplateSyntax
-
-_PLACEHOLDERS: dict[TemplateSyntax, re.Pattern[str]] = {
-    "shellpilot": re.compile(r"\\!(?=[`{])|!`|!\{|\$ARGUMENTS|\$(\d+)"),
-    "gemini": re.compile(r"\\!(?=[`{])|!`|!\{|\{\{args\}\}"),
-}
-_IN_BLOCK: dict[TemplateSyntax, re.Pattern[str]] = {
-    "shellpilot": re.compile(r"\$ARGUMENTS|\$(\d+)"),
-    "gemini": re.compile(r"\{\{args\}\}"),
-}
-_NUMBERED = re.compile(r"\$(\d+)")
+from shellpilot.command.placeholders import Placeholder, find
+from shellpilot.command.values import Values, Variables
 
 QuoteState = Literal["none", "single", "double"]
 
@@ -49,11 +43,12 @@ class TextSegment:
 class BlockSegment:
     """A shell block found in the template's own text, values already quoted.
 
-    ``command`` is what runs; ``form`` says how it was written (`` !`cmd` `` or ``!{cmd}``).
+    ``command`` is what runs; ``form`` says how it was written (`` !`cmd` ``, a
+    ```` ```! ```` fence or ``!{cmd}``).
     """
 
     command: str
-    form: Literal["backtick", "brace"] = "backtick"
+    form: BlockForm = "backtick"
     refused: str = ""
     """The placeholder (``$1``, ``$ARGUMENTS``, ``{{args}}``) whose value could not be
     inserted safely; then ``command`` is the block as written and it must not run."""
@@ -61,6 +56,8 @@ class BlockSegment:
     @property
     def written(self) -> str:
         """The block as it would appear in the template after substitution."""
+        if self.form == "fence":
+            return f"```!\n{self.command}\n```"
         return f"!`{self.command}`" if self.form == "backtick" else f"!{{{self.command}}}"
 
 
@@ -123,94 +120,76 @@ def _advance(text: str, state: QuoteState) -> QuoteState:
     return state
 
 
-def _brace_end(template: str, start: int) -> int:
-    """Index of the ``}`` closing the brace opened just before ``start``, or -1."""
-    depth = 1
-    for i in range(start, len(template)):
-        ch = template[i]
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
+_PATH_REST = re.compile(r"[^\s`\"']*")
 
 
-class _Values:
-    """What each placeholder stands for, for one invocation."""
-
-    def __init__(self, arguments: str, last: int) -> None:
-        self.raw = arguments
-        self.args = split_arguments(arguments)
-        self.last = last
-
-    def numbered(self, number: int) -> str | None:
-        if number == 0:
-            return None  # `$0` stays as written
-        index = number - 1
-        if index >= len(self.args):
-            return ""
-        if number == self.last:
-            return " ".join(self.args[index:])
-        return self.args[index]
-
-    def lookup(self, match: re.Match[str]) -> str | None:
-        """The value of a placeholder match, or None if it is literal text."""
-        if match.group(0) in ("$ARGUMENTS", "{{args}}"):
-            return self.raw
-        return self.numbered(int(match.group(1)))
+def _quoted_reference(template: str, start: int, value: str) -> bool:
+    """True for ``@${CLAUDE_SKILL_DIR}/x`` whose folder holds a space: the reference is
+    written ``@"<folder>/x"`` so it still names one file."""
+    return start > 0 and template[start - 1] == "@" and any(ch.isspace() for ch in value)
 
 
-def _block(
-    inner: str, form: Literal["backtick", "brace"], syntax: TemplateSyntax, values: _Values
-) -> BlockSegment:
+@dataclass(frozen=True)
+class Substituted:
+    """A template with its placeholders filled: the segments, and warnings to show."""
+
+    parts: list[Segment]
+    warnings: list[str]
+
+
+def _block(template: str, region: Region, inside: list[Placeholder], values: Values) -> BlockSegment:
     """The block with its values spliced (``splice``), or refused as written."""
+    start, end = region.inner_start, region.inner_end
+    if region.form == "fence":
+        end = start + len(template[start:end].rstrip("\r\n"))
     out: list[str] = []
     state: QuoteState = "none"
-    pos = 0
-    for match in _IN_BLOCK[syntax].finditer(inner):
-        before = inner[pos : match.start()]
+    pos = start
+    for p in inside:
+        if p.start >= end:
+            break
+        before = template[pos : p.start]
         out.append(before)
         state = _advance(before, state)
-        value = values.lookup(match)
+        value = values.of(p)
         if value is None:
-            out.append(match.group(0))
-            state = _advance(match.group(0), state)
+            out.append(p.text)
+            state = _advance(p.text, state)
         else:
-            inserted = splice(value, state, inner[: match.start()])
+            inserted = splice(value, state, template[start : p.start])
             if inserted is None:
-                return BlockSegment(inner, form, refused=match.group(0))
+                return BlockSegment(template[start:end], region.form, refused=p.text)
             out.append(inserted)
-        pos = match.end()
-    out.append(inner[pos:])
-    return BlockSegment("".join(out), form)
+        pos = p.end
+    out.append(template[pos:end])
+    return BlockSegment("".join(out), region.form)
 
 
-def uses_placeholders(template: str, syntax: TemplateSyntax = "shellpilot") -> bool:
-    """True when the template has a ``$N`` (N >= 1), ``$ARGUMENTS`` or ``{{args}}``."""
-    if syntax == "gemini":
-        return "{{args}}" in template
-    return "$ARGUMENTS" in template or any(int(m.group(1)) > 0 for m in _NUMBERED.finditer(template))
-
-
-def segments(template: str, arguments: str, syntax: TemplateSyntax = "shellpilot") -> list[Segment]:
+def substitution(
+    template: str,
+    arguments: str,
+    syntax: TemplateSyntax = "shellpilot",
+    *,
+    named: Sequence[str] = (),
+    variables: Variables | None = None,
+    name: str = "",
+) -> Substituted:
     """Substitute placeholders in ONE pass over ``template`` and cut it into segments.
 
-    Rules: ``$N`` is argument N,
-    empty when missing; the highest-numbered placeholder takes the rest joined by
-    spaces; ``$0`` stays; every ``$ARGUMENTS`` (Gemini: ``{{args}}``) is the raw text.
-    Inserted text is never scanned again, so ``$1``, ``\\1`` or `` !`x` `` inside an
-    argument stay literal. Shell blocks (`` !`cmd` ``, ``!{cmd}``) are recognised in the
-    template only; a value is inserted inside one only when ``splice`` proves it inert,
-    otherwise the block is kept as written with ``refused`` naming the placeholder.
-    ``\\!`` before a block opener makes it literal text (the backslash is dropped).
-    With no placeholder and non-blank arguments, they are appended after a blank line.
+    Blocks and placeholders follow the format's rules (``layout.layout``,
+    ``placeholders.find``); values follow ``values.Values`` (``name`` is the command's,
+    for Gemini's appended invocation and Codex's errors). Inserted text is never scanned
+    again, so ``$1``, ``\\1`` or `` !`x` `` inside an argument stay literal. A value is
+    inserted inside a shell block only when ``splice`` proves it inert; otherwise the block
+    is kept as written with ``refused`` naming the placeholder. When no placeholder takes
+    the arguments, ``Values.appended`` follows the text. Raises CommandArgumentError (a
+    Codex prompt invoked without its ``KEY=value`` arguments).
     """
-    last = 0
-    if syntax == "shellpilot":
-        last = max((int(m.group(1)) for m in _NUMBERED.finditer(template)), default=0)
-    values = _Values(arguments, last)
+    regions = layout(template, syntax)
+    found = find(template, syntax, regions, named)
+    values = Values(syntax, arguments, found, name=name, variables=variables)
+    blocks = [r for r in regions if r.kind == "block"]
+    loose = [p for p in found if p.where != "block"]
     out: list[Segment] = []
     literal: list[str] = []
 
@@ -219,41 +198,42 @@ def segments(template: str, arguments: str, syntax: TemplateSyntax = "shellpilot
             out.append(TextSegment("".join(literal)))
             literal.clear()
 
-    pattern = _PLACEHOLDERS[syntax]
     pos = 0
-    while True:
-        match = pattern.search(template, pos)
-        if match is None:
-            break
-        literal.append(template[pos : match.start()])
-        token = match.group(0)
-        pos = match.end()
-        if token == "\\!":
-            literal.append("!")
-            continue
-        if token in ("!`", "!{"):
-            end = template.find("`", pos) if token == "!`" else _brace_end(template, pos)
-            inner = template[pos:end] if end >= 0 else ""
-            if end < 0 or not inner.strip():
-                literal.append(token)
-                continue
+    events: list[Region | Placeholder] = sorted([*blocks, *loose], key=lambda e: e.start)
+    for event in events:
+        if event.start < pos:
+            continue  # inside a path already quoted for an @reference
+        literal.append(template[pos : event.start])
+        pos = event.end
+        if isinstance(event, Region):
             flush()
-            form: Literal["backtick", "brace"] = "backtick" if token == "!`" else "brace"
-            out.append(_block(inner, form, syntax, values))
-            pos = end + 1
+            inside = [p for p in found if event.inner_start <= p.start < event.inner_end]
+            out.append(_block(template, event, inside, values))
             continue
-        value = values.lookup(match)
+        value = values.of(event)
         if value is None:
-            literal.append(token)
-            continue
-        flush()
-        if value:
+            literal.append(event.text)
+        elif event.kind == "variable" and _quoted_reference(template, event.start, value):
+            rest = _PATH_REST.match(template, event.end)
+            end = rest.end() if rest else event.end
+            literal.append(f'"{value}{template[event.end : end]}"')
+            pos = end
+        elif event.kind in ("escape", "variable"):
+            literal.append(value)
+        elif value:
+            flush()
             out.append(TextSegment(value, inserted=True))
     literal.append(template[pos:])
     flush()
-    if not uses_placeholders(template, syntax) and arguments.strip():
-        out.append(TextSegment("\n\n" + arguments, inserted=True))
-    return out
+    tail = values.appended(found)
+    if tail:
+        out.append(TextSegment(tail, inserted=True))
+    return Substituted(out, values.warnings)
+
+
+def segments(template: str, arguments: str, syntax: TemplateSyntax = "shellpilot") -> list[Segment]:
+    """The segments of ``substitution`` (no named arguments or variables)."""
+    return substitution(template, arguments, syntax).parts
 
 
 def render(parts: list[Segment]) -> str:
@@ -261,11 +241,21 @@ def render(parts: list[Segment]) -> str:
     return "".join(p.text if isinstance(p, TextSegment) else p.written for p in parts)
 
 
-def substitute(template: str, arguments: str, syntax: TemplateSyntax = "shellpilot") -> str:
+def substitute(
+    template: str,
+    arguments: str,
+    syntax: TemplateSyntax = "shellpilot",
+    *,
+    named: Sequence[str] = (),
+    variables: Variables | None = None,
+    name: str = "",
+) -> str:
     """Steps 1-2 of expansion as a pure function: the template with placeholders filled.
 
     Shell blocks are kept in their written form with the quoted values in place, so the
-    result shows exactly what would run. See ``segments`` for the rules.
+    result shows exactly what would run. See ``substitution`` for the rules.
     ``substitute("Fix $1 then $2", "a b c") == "Fix a then b c"``.
     """
-    return render(segments(template, arguments, syntax))
+    return render(
+        substitution(template, arguments, syntax, named=named, variables=variables, name=name).parts
+    )

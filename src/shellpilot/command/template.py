@@ -17,17 +17,16 @@ from shellpilot.command.model import Command
 from shellpilot.command.references import FileReference, resolve_references
 from shellpilot.command.shellblocks import (
     DEFAULT_BLOCK_TIMEOUT_MS,
-    BlockCheck,
     BlockReport,
-    CheckFn,
     RunFn,
+    plan_block,
     run_block,
     runner_for,
-    scan_block,
 )
-from shellpilot.command.substitution import BlockSegment, Segment, TextSegment, segments, substitute
+from shellpilot.command.substitution import BlockSegment, Segment, TextSegment, substitute, substitution
+from shellpilot.command.values import Variables
 from shellpilot.errors import ShellpilotError, TemplateError
-from shellpilot.tool.base import Ask
+from shellpilot.permission.request import Ask
 
 if TYPE_CHECKING:
     from shellpilot.config.model import Config
@@ -37,23 +36,27 @@ if TYPE_CHECKING:
 class ExpandContext:
     """What expansion may use (built by the loop or the CLI and passed down).
 
-    ``ask`` is the permission asker every shell block goes through; ``run`` and ``check``
-    default to the shell runner and the scanner; ``agents`` maps known agent names to
+    ``ask`` is the permission asker every shell block's gate goes through (bound to the
+    caller's agent ``default_agent``); ``run`` defaults to ``runner_for(config,
+    output_dir)``; ``output_dir`` is the session's tool-output folder (``<data>/tool-output``
+    of its data dir; None: the default data dir's); ``agents`` maps known agent names to
     their mode (``primary`` | ``subagent`` | ``all``) for ``@agent`` and the subtask
-    decision; ``run_shell=False`` leaves blocks unrun (reported with status ``not_run``).
+    decision; ``run_shell=False`` leaves blocks unrun (reported with status ``not_run``);
+    ``session_id`` is ``${CLAUDE_SESSION_ID}`` (None: kept as written, with a warning).
     """
 
     project_dir: Path
     ask: Ask
     config: Config | None = None
     run: RunFn | None = None
-    check: CheckFn | None = None
+    output_dir: Path | None = None
     agents: Mapping[str, str] = field(default_factory=dict)
     default_agent: str = "build"
     timeout_ms: int = DEFAULT_BLOCK_TIMEOUT_MS
     abort: asyncio.Event | None = None
     home: Path | None = None
     run_shell: bool = True
+    session_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -79,11 +82,23 @@ def is_subtask(command: Command, agent_mode: str | None) -> bool:
     return command.subtask is True or (agent_mode == "subagent" and command.subtask is not False)
 
 
-async def _parts(command: Command, arguments: str) -> tuple[list[Segment], bool]:
-    """The segments of a command's template and whether they came from a remote server."""
+async def _parts(
+    command: Command, arguments: str, ctx: ExpandContext
+) -> tuple[list[Segment], bool, list[str]]:
+    """The segments of a command's template, whether they came from a remote server, and
+    the substitution's warnings."""
     template = command.template
     if isinstance(template, str):
-        return segments(template, arguments, command.syntax), False
+        variables = Variables(command.plugin_root, command.directory, ctx.session_id)
+        done = substitution(
+            template,
+            arguments,
+            command.syntax,
+            named=command.named_arguments,
+            variables=variables,
+            name=command.name,
+        )
+        return done.parts, False, done.warnings
     try:
         text = await template(arguments)
     except ShellpilotError:
@@ -91,30 +106,32 @@ async def _parts(command: Command, arguments: str) -> tuple[list[Segment], bool]
     except Exception as exc:
         raise TemplateError(f"fetching the prompt failed: {exc}", origin=command.origin) from exc
     # A server rendered this with the arguments bound: plain data, no placeholders, no blocks.
-    return [TextSegment(text)], True
+    return [TextSegment(text)], True, []
 
 
 async def expand(command: Command, arguments: str, ctx: ExpandContext) -> ExpandedPrompt:
     """Expand ``command`` with the raw ``arguments`` text.
 
-    1-2. placeholders in one pass over the template (``substitution.segments``);
-    3. each shell block, in document order: scan, ask ``bash`` (and
-       ``external_directory``), run in the project dir with ``ctx.timeout_ms``; its
+    1-2. placeholders in one pass over the template, by the rules of the command's
+       format (``substitution.substitution``; Claude's ``${CLAUDE_*}`` variables too);
+    3. each shell block, in document order: the shell gate (``external_directory``,
+       ``edit``, ``bash``), run in the project dir with ``ctx.timeout_ms``; its
        output (or the failure, with the exit code) replaces it and expansion goes on;
     4. ``@path`` references resolve to files, directory listings or agents (not inside
        shell output); a path outside the project (symlinks resolved) is read only when
-       ``ctx.ask("external_directory", ["<dir>/*"], ...)`` allows it (MCP text never);
+       ``ctx.ask(AskRequest("external_directory", ["<dir>/*"], ...))`` allows it (MCP text
+       never), except under a trusted command's own directory (a skill's files);
     5. the text is trimmed; ``subtask`` follows ``is_subtask``.
-    Raises CommandArgumentError (MCP prompt without a required argument) or
-    TemplateError (an MCP server failed to render the prompt).
+    Raises CommandArgumentError (MCP prompt without a required argument, a Codex prompt
+    without its ``KEY=value`` arguments) or TemplateError (an MCP server failed to render
+    the prompt).
     """
-    parts, remote = await _parts(command, arguments)
-    check = ctx.check or (lambda cmd, cwd: scan_block(cmd, cwd, _shell_name(ctx)))
-    run = ctx.run or runner_for(ctx.config)
+    parts, remote, warnings = await _parts(command, arguments, ctx)
+    shell = _shell_name(ctx)
+    run = ctx.run or runner_for(ctx.config, ctx.output_dir)
     pieces: list[str] = []
     opaque: list[tuple[int, int]] = []
     reports: list[BlockReport] = []
-    warnings: list[str] = []
     length = 0
     for part in parts:
         if isinstance(part, TextSegment):
@@ -129,8 +146,10 @@ async def expand(command: Command, arguments: str, ctx: ExpandContext) -> Expand
                 part.command,
                 project_dir=ctx.project_dir,
                 ask=ctx.ask,
-                check=check,
                 run=run,
+                shell=shell,
+                output_dir=ctx.output_dir,
+                agent=command.agent or ctx.default_agent,
                 timeout_ms=ctx.timeout_ms,
                 abort=ctx.abort,
                 origin=f"/{command.name}",
@@ -142,7 +161,8 @@ async def expand(command: Command, arguments: str, ctx: ExpandContext) -> Expand
                 warnings.append(f"shell block `{part.command}`: {report.status} {report.reason}".rstrip())
             piece = report.inline()
         else:
-            reports.append(BlockReport(part.command, "not_run", check=_safe_check(check, part, ctx)))
+            plan = plan_block(part.command, ctx.project_dir, shell=shell, output_dir=ctx.output_dir)
+            reports.append(BlockReport(part.command, "not_run", plan=plan))
             piece = part.written
         if isinstance(part, BlockSegment):
             opaque.append((length, length + len(piece)))
@@ -158,6 +178,7 @@ async def expand(command: Command, arguments: str, ctx: ExpandContext) -> Expand
         exclude=opaque,
         inside_project_only=remote,
         origin=f"/{command.name}",
+        own_dirs=[Path(command.directory)] if command.directory and command.trusted else [],
     )
     mode = ctx.agents.get(command.agent or ctx.default_agent)
     return ExpandedPrompt(
@@ -176,13 +197,6 @@ def _shell_name(ctx: ExpandContext) -> str:
     path = ctx.config.shell.path if ctx.config is not None else None
     name = Path(path).name if path else "bash"
     return "powershell" if name in ("pwsh", "powershell", "pwsh.exe", "powershell.exe") else "bash"
-
-
-def _safe_check(check: CheckFn, part: BlockSegment, ctx: ExpandContext) -> BlockCheck | None:
-    try:
-        return check(part.command, ctx.project_dir)
-    except Exception:  # a dry run only reports; the scanner may not be available
-        return None
 
 
 __all__ = [

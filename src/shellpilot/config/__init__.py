@@ -4,7 +4,8 @@ Owns: reading and merging ``shellpilot.json``/``.jsonc`` files. Must not touch: 
 the settings do; each component reads its own section.
 """
 
-from shellpilot.config.load import LoadedConfig, load_config, parse_jsonc
+from shellpilot.config.jsonc import parse_jsonc
+from shellpilot.config.load import LoadedConfig, load_config
 from shellpilot.config.model import (
     AgentConfig,
     CommandConfig,

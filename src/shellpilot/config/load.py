@@ -2,14 +2,15 @@
 
 Owns: config precedence. Order: user config dir ``shellpilot.json``, ``shellpilot.jsonc``;
 then the project's ``shellpilot.json(c)``; then ``<project>/.shellpilot/shellpilot.json(c)``.
-Objects merge key by key (deep); any other value is replaced. Project files are trusted only
+Objects merge key by key (deep); any other value is replaced, except permission rules: a
+project file's ``permission`` and ``agent.<name>.permission`` are kept apart
+(``Config.project_rules``) and may only tighten the user's. Project files are trusted only
 when the project is (see config/trust.py); from an untrusted one, keys that could run code or
 loosen prompts are dropped and listed in ``LoadedConfig.ignored``.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,7 +19,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from shellpilot.config.model import Config
+from shellpilot.config.jsonc import read_jsonc
+from shellpilot.config.model import Config, ProjectRules
 from shellpilot.config.trust import env_trusts, listed_as_trusted, strip_untrusted
 from shellpilot.errors import ConfigError
 from shellpilot.paths import config_dir as default_config_dir
@@ -54,63 +56,6 @@ class LoadedConfig:
         return self.config_dir / CONFIG_NAMES[0]
 
 
-def _strip_jsonc(text: str) -> str:
-    """Remove ``//`` and ``/* */`` comments and trailing commas, keeping line numbers."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    in_str = False
-    while i < n:
-        ch = text[i]
-        if in_str:
-            out.append(ch)
-            if ch == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if ch == '"':
-                in_str = False
-            i += 1
-            continue
-        if ch == '"':
-            in_str = True
-            out.append(ch)
-            i += 1
-        elif text.startswith("//", i):
-            while i < n and text[i] != "\n":
-                i += 1
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            out.append("\n" * text.count("\n", i, end))
-            i = end
-        elif ch == ",":
-            j = i + 1
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] in "}]":
-                i += 1  # trailing comma
-            else:
-                out.append(ch)
-                i += 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
-
-
-def parse_jsonc(text: str, *, path: str | None = None) -> Any:
-    """Parse JSON that may hold comments and trailing commas.
-
-    Raises ConfigError with ``path`` and the 1-based ``line`` of the syntax error.
-    """
-    try:
-        return json.loads(_strip_jsonc(text))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"invalid JSON: {exc.msg} (column {exc.colno})", path=path, line=exc.lineno
-        ) from None
-
-
 def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for key, value in over.items():
@@ -119,6 +64,27 @@ def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
         else:
             merged[key] = value
     return merged
+
+
+def _take_rules(data: dict[str, Any], permission: list[Any], agents: dict[str, list[Any]]) -> dict[str, Any]:
+    """``data`` (one project file, already validated) without its permission rules, which
+    are appended to ``permission`` and ``agents[name]`` instead: project rules are kept
+    apart so that they can only tighten the user's (``ProjectRules``). Pure on ``data``."""
+    out = dict(data)
+    if out.get("permission") is not None:
+        permission.append(out.pop("permission"))
+    out.pop("permission", None)
+    section = out.get("agent")
+    if isinstance(section, dict):
+        kept: dict[str, Any] = {}
+        for name, entry in section.items():
+            if isinstance(entry, dict) and "permission" in entry:
+                entry = {k: v for k, v in entry.items() if k != "permission"}
+                if data["agent"][name]["permission"] is not None:
+                    agents.setdefault(name, []).append(data["agent"][name]["permission"])
+            kept[name] = entry
+        out["agent"] = kept
+    return out
 
 
 def config_files(project_dir: Path | None, user_dir: Path) -> list[Path]:
@@ -183,7 +149,8 @@ def load_config(
     ``config.trust.strip_untrusted`` are dropped and listed in ``ignored`` (as VS Code's
     workspace trust or ``direnv allow`` do).
 
-    Raises ConfigError (path, line) for unreadable files, bad JSON or invalid values.
+    Raises ConfigError (path, line) for unreadable files, text that is not UTF-8, bad JSON
+    (or nested over ``jsonc.MAX_DEPTH`` levels) or invalid values.
     """
     user_dir = default_config_dir(config_dir)
     project = Path(project_dir).resolve() if project_dir is not None else None
@@ -193,12 +160,10 @@ def load_config(
     user_files = {user_dir / name for name in CONFIG_NAMES}
     trusted: bool | None = None if project is not None and not trust and not env_trusts(environ) else True
     ignored: list[str] = []
+    project_permission: list[Any] = []
+    project_agents: dict[str, list[Any]] = {}
     for file in files:
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read: {exc.strerror}", path=str(file)) from None
-        data = parse_jsonc(text, path=str(file))
+        text, data = read_jsonc(file)
         if not isinstance(data, dict):
             raise ConfigError("the config must be a JSON object", path=str(file))
         validate_config(data, path=str(file), text=text)  # errors point at the file and line
@@ -209,10 +174,17 @@ def load_config(
             if not trusted:
                 data, dropped = strip_untrusted(data)
                 ignored += [f"{key} ({file})" for key in dropped]
+            data = _take_rules(data, project_permission, project_agents)
         merged = _deep_merge(merged, data)
     if inline:
         merged = _deep_merge(merged, inline)
     config = validate_config(merged, path=str(files[-1]) if files and not inline else None)
+    if project_permission or project_agents:
+        layers = ProjectRules(
+            permission=tuple(project_permission),
+            agent={name: tuple(values) for name, values in project_agents.items()},
+        )
+        config = config.with_project_rules(layers)
     if trusted is None:  # no project file was read: decide from the user files alone
         assert project is not None
         trusted = listed_as_trusted(project, merged.get("trusted_projects"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 PermissionAction = Literal["allow", "ask", "deny"]
 PermissionConfig = PermissionAction | dict[str, PermissionAction | dict[str, PermissionAction]]
@@ -123,8 +123,28 @@ class ProviderConfig(_Section):
     timeout_ms: int = Field(600_000, gt=0)
 
 
+class ProjectRules(BaseModel):
+    """Permission layers read from the project's own config files, kept apart from the
+    user's: a project may only tighten rules (``permission.rules.evaluate`` gives their
+    rules the ``project`` source), never replace or loosen a user's or an agent's rule.
+
+    ``permission``: each project file's ``permission`` value, in file order; ``agent``:
+    each file's ``agent.<name>.permission``, by agent name.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    permission: tuple[PermissionConfig, ...] = ()
+    agent: dict[str, tuple[PermissionConfig, ...]] = Field(default_factory=dict)
+
+
 class Config(_Section):
-    """The merged configuration of one project (user file, then project files)."""
+    """The merged configuration of one project (user file, then project files).
+
+    ``permission`` and ``agent.<name>.permission`` hold the user's own rules only (and
+    inline ones); the project files' rules are in ``project_rules`` (set by ``load_config``,
+    never from a file's keys).
+    """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -144,3 +164,16 @@ class Config(_Section):
     trusted_projects: list[str] = Field(default_factory=list)
     """Absolute project paths (``~`` expanded) whose own config files may run code: read
     from the USER config only (see config/trust.py); a project file cannot trust itself."""
+
+    _project_rules: ProjectRules = PrivateAttr(default_factory=ProjectRules)
+
+    @property
+    def project_rules(self) -> ProjectRules:
+        """The project files' permission layers (see ``ProjectRules``); empty by default."""
+        return self._project_rules
+
+    def with_project_rules(self, rules: ProjectRules) -> Config:
+        """A copy of this config carrying ``rules`` as its project layers."""
+        copy = self.model_copy()
+        copy._project_rules = rules
+        return copy

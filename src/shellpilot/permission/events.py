@@ -23,7 +23,9 @@ class PermissionRequest(BaseModel):
     ``patterns`` are only the values that still need an answer (those already allowed
     or read-only are left out); ``always`` are the patterns an "always" reply grants;
     ``metadata`` carries what helps the user decide, e.g. ``{"command": "..."}``;
-    ``created`` is milliseconds since the epoch.
+    ``created`` is milliseconds since the epoch. ``person_only``: the command could not
+    be analysed while a deny rule exists for the permission, so only a person's answer may
+    allow it: ``--yes`` and ``--allow`` never do, and a UI should say it was not analysed.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -35,6 +37,7 @@ class PermissionRequest(BaseModel):
     always: tuple[str, ...] = ()
     metadata: dict[str, Any] = Field(default_factory=dict)
     created: int
+    person_only: bool = False
 
 
 class PermissionAsked(Event):

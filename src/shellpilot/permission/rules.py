@@ -16,7 +16,7 @@ from shellpilot.errors import ConfigError
 from shellpilot.permission.wildcard import has_wildcard, literal_count, match
 
 Action = Literal["allow", "ask", "deny"]
-Source = Literal["default", "config", "agent", "grant", "none"]
+Source = Literal["default", "config", "agent", "grant", "project", "command", "none"]
 
 ACTIONS: tuple[Action, ...] = get_args(Action)
 _SEVERITY: dict[Action, int] = {"allow": 0, "ask": 1, "deny": 2}
@@ -28,9 +28,13 @@ class Rule:
     ``mcp_*``, ``*``) and ``pattern`` (a wildcard over what is asked, e.g. a command
     text or a ``dir/*`` glob), answer ``action``.
 
-    ``source`` says where it came from: ``default`` (the built-in policy), ``config``
-    (the user's files), ``agent`` (an agent's preset or config), ``grant`` (an "always"
-    answer) or ``none`` (the synthetic ask returned when nothing matched).
+    ``source`` says where it came from and so its standing: ``default`` (the built-in
+    policy), ``config`` (the user's files), ``agent`` (an agent's preset or the user's
+    agent config), ``grant`` (an "always" answer), ``project`` (the project's own config
+    files: they may only tighten, see ``evaluate``), ``command`` (a slash command's
+    ``allowed-tools``/``disallowed-tools``, for its own turn only; they stand with the
+    user's, but never unblock, see ``evaluate``) or ``none`` (the synthetic ask returned
+    when nothing matched).
     """
 
     permission: str
@@ -71,34 +75,67 @@ def _pattern_specificity(rule: Rule) -> tuple[int, bool]:
     return literal_count(rule.pattern), not has_wildcard(rule.pattern)
 
 
+def _over_defaults(best: Rule | None, default: Rule | None) -> Rule | None:
+    """``best`` unless the built-in ``default`` rule's pattern is strictly more specific."""
+    if best is None:
+        return default
+    if default is not None and _pattern_specificity(default) > _pattern_specificity(best):
+        return default
+    return best
+
+
 def evaluate(permission: str, pattern: str, rules: Sequence[Rule]) -> Rule:
     """The rule that decides ``pattern`` for ``permission``; its ``action`` is the answer.
 
     Order-independent (in OpenCode the last matching rule wins): among
-    the matching rules the most specific wins (see ``specificity``). Built-in
-    ``default`` rules form a lower tier: they decide only when none of the other rules
-    (config, agent, grant) matches, or when their *pattern* is strictly more specific
-    than the best of those. So ``"permission": "allow"`` overrides the default
-    ``bash``/``external_directory`` asks, while the default allow for shellpilot's own
-    tool-output folder survives a broad ``"external_directory": "deny"``.
-    A grant is an ordinary allow rule: a more specific deny still beats it.
+    matching rules of the same standing the most specific wins (see ``specificity``).
+    Three standings:
+
+    - the user's: ``config``, ``agent``, ``grant`` and ``command`` rules. A grant is an
+      ordinary allow rule: a more specific deny still beats it. A ``command``
+      allow never beats a matching ``config`` or ``agent`` deny, however specific it is:
+      a command file may pre-approve, never unblock.
+    - the built-in ``default`` rules, a lower tier: they decide only when no rule of the
+      user matches, or when their *pattern* is strictly more specific than the best of
+      those. So ``"permission": "allow"`` overrides the default ``bash`` and
+      ``external_directory`` asks, while the default allow for shellpilot's own
+      tool-output folder survives a broad ``"external_directory": "deny"``.
+    - the project's (``project``: its own config files) may only tighten: when a user's
+      rule also decides, the project's answer (taken over the defaults the same way) wins
+      only if it is stricter (deny > ask > allow), or as strict and more specific; a
+      project ``ask`` or ``allow`` never replaces the user's ``deny``. With no user rule
+      matching, the project's rules stand where the user's would.
+
     No match at all -> a synthetic ``Rule(permission, "*", "ask", "none")``.
     """
-    best_user: Rule | None = None
-    best_default: Rule | None = None
+    best: dict[str, Rule] = {}
+    owner_deny: Rule | None = None
     for rule in rules:
         if not rule.matches(permission, pattern):
             continue
-        if rule.source == "default":
-            if best_default is None or specificity(rule) > specificity(best_default):
-                best_default = rule
-        elif best_user is None or specificity(rule) > specificity(best_user):
-            best_user = rule
-    if best_user is None:
-        return best_default or Rule(permission, "*", "ask", "none")
-    if best_default is not None and _pattern_specificity(best_default) > _pattern_specificity(best_user):
-        return best_default
-    return best_user
+        owned = rule.action == "deny" and rule.source in ("config", "agent")
+        if owned and (owner_deny is None or specificity(rule) > specificity(owner_deny)):
+            owner_deny = rule
+        tier = rule.source if rule.source in ("default", "project") else "user"
+        held = best.get(tier)
+        if held is None or specificity(rule) > specificity(held):
+            best[tier] = rule
+    chosen = best.get("user")
+    if chosen is not None and chosen.source == "command" and chosen.action == "allow" and owner_deny:
+        best["user"] = owner_deny
+    default = best.get("default")
+    user = _over_defaults(best.get("user"), default)
+    project = best.get("project")
+    if project is None:
+        return user or Rule(permission, "*", "ask", "none")
+    if "user" not in best:
+        return _over_defaults(project, default) or project
+    assert user is not None
+    tighter = _SEVERITY[project.action] > _SEVERITY[user.action]
+    as_tight = _SEVERITY[project.action] == _SEVERITY[user.action] and specificity(project) > specificity(
+        user
+    )
+    return project if tighter or as_tight else user
 
 
 def merge(*rulesets: Iterable[Rule]) -> list[Rule]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, assert_never
+from typing import assert_never
 
 from shellpilot.bus import Bus
 from shellpilot.errors import (
@@ -32,34 +32,39 @@ from shellpilot.permission.events import (
     Reply,
 )
 from shellpilot.permission.grants import GrantStore
-from shellpilot.permission.readonly import plain_command_text
+from shellpilot.permission.request import Ask, AskRequest
 from shellpilot.permission.rules import Action, Rule, evaluate, merge
 from shellpilot.permission.wildcard import match
-from shellpilot.tool.base import Ask
 
 
 @dataclass(frozen=True)
 class Verdict:
     """The decision for one ask: ``action`` overall, ``denied`` = the first denied pattern,
-    ``needs`` = the patterns that still need a user's answer (in the asked order)."""
+    ``needs`` = the patterns that still need a user's answer (in the asked order).
+
+    ``person_only``: one of ``needs`` is a command text the scanner could not analyse
+    while a deny rule exists for the permission, so the deny rules could not be checked
+    against it: only a person may allow it (never ``--yes``, ``--allow`` or a catch-all
+    allow rule), and without one it is refused.
+    """
 
     action: Action
     denied: str | None = None
     needs: tuple[str, ...] = ()
+    person_only: bool = False
 
 
 def read_only_allowed(rule: Rule, pattern: str, read_only: Collection[str]) -> bool:
     """Does the read-only allowance turn this ``ask`` into ``allow``?
 
-    Only when all hold: the caller listed ``pattern`` as read-only (judged on its argv,
-    ``readonly.is_read_only``); the deciding rule is an ``ask`` with the catch-all
-    pattern ``*`` (the default ``bash`` ask, a user's ``"bash": "ask"`` or ``"*": "ask"``,
-    or no rule at all), so a rule the user wrote for this command (``"ls *": "ask"``)
-    is obeyed; and the text is one plain command of the read-only set (no redirect,
-    expansion, assignment or wrapper; ``readonly.plain_command_text``), a backstop in
-    case a caller judged argv without its redirects.
+    Only when both hold: the shell gate listed ``pattern`` as read-only (its one
+    judgement, ``tool.gate`` over ``readonly.is_read_only`` with the command's text, so
+    no redirect, expansion, assignment or wrapper slipped by); and the deciding rule is an
+    ``ask`` with the catch-all pattern ``*`` (the default ``bash`` ask, a user's
+    ``"bash": "ask"`` or ``"*": "ask"``, or no rule at all), so a rule the user wrote for
+    this command (``"ls *": "ask"``) is obeyed.
     """
-    return rule.action == "ask" and rule.catch_all and pattern in read_only and plain_command_text(pattern)
+    return rule.action == "ask" and rule.catch_all and pattern in read_only
 
 
 def unanalysed_rules(rules: Sequence[Rule]) -> list[Rule]:
@@ -69,9 +74,15 @@ def unanalysed_rules(rules: Sequence[Rule]) -> list[Rule]:
     ``*`` in a pattern also matches newlines and ``;``, so ``"git status *": "allow"``
     would otherwise allow ``git status --short\ntouch x\n'`` (an unparseable text
     holding a second command). Only a catch-all allow (the user allowed every command)
-    or the user's answer may allow such a text; deny and ask rules still decide.
+    or the user's answer may allow such a text; deny and ask rules still decide, and when
+    a deny rule exists for the permission not even the catch-all allow may (``check``).
     """
     return [r for r in rules if r.action != "allow" or r.catch_all]
+
+
+def has_deny(permission: str, rules: Sequence[Rule]) -> bool:
+    """Whether any rule denies something for ``permission`` (its permission wildcard matches)."""
+    return any(r.action == "deny" and match(permission, r.permission) for r in rules)
 
 
 _MAX_EMBEDDED = 2000
@@ -132,27 +143,25 @@ def embedded_deny(permission: str, text: str, rules: Sequence[Rule]) -> str | No
     return None
 
 
-def check(
-    permission: str,
-    patterns: Sequence[str],
-    rules: Sequence[Rule],
-    read_only: Collection[str] = (),
-    *,
-    unanalysed: Collection[str] = (),
-) -> Verdict:
-    """Decide ``patterns`` against ``rules`` without asking anyone (pure).
+def check(request: AskRequest, rules: Sequence[Rule]) -> Verdict:
+    """Decide ``request``'s patterns against ``rules`` without asking anyone (pure).
 
     Any denied pattern -> ``deny`` (even if another needs asking); every
     pattern allowed (or read-only-allowed) -> ``allow`` (so an empty list passes);
-    otherwise ``ask`` with ``needs``. A pattern listed in ``unanalysed`` (a whole
+    otherwise ``ask`` with ``needs``. A pattern listed in ``request.unanalysed`` (a whole
     command text asked because the scan was ``unknown``) is judged by
-    ``unanalysed_rules`` only, so no allow rule but ``*`` lets it through, and is denied
-    when a deny rule forbids a command found inside it (``embedded_deny``).
+    ``unanalysed_rules`` only, so no allow rule but ``*`` lets it through; it is denied
+    when a deny rule forbids a command found inside it (``embedded_deny``); and when any
+    deny rule exists for the permission it is never allowed by a rule at all: it needs a
+    person (``Verdict.person_only``), since the deny rules could not be checked against it.
     ``shellpilot command render --no-shell`` can show this without running anything.
     """
+    permission, unanalysed = request.permission, request.unanalysed
     needs: list[str] = []
     guarded = unanalysed_rules(rules) if unanalysed else list(rules)
-    for pattern in dict.fromkeys(patterns):
+    guarded_by_deny = bool(unanalysed) and has_deny(permission, rules)
+    person_only = False
+    for pattern in request.patterns:
         hidden = pattern in unanalysed
         rule = evaluate(permission, pattern, guarded if hidden else rules)
         if rule.action == "deny":
@@ -160,18 +169,20 @@ def check(
         embedded = embedded_deny(permission, pattern, rules) if hidden else None
         if embedded is not None:
             return Verdict("deny", denied=embedded)
-        if rule.action == "ask" and not read_only_allowed(rule, pattern, read_only):
+        if hidden and guarded_by_deny:
             needs.append(pattern)
-    return Verdict("ask", needs=tuple(needs)) if needs else Verdict("allow")
+            person_only = True
+        elif rule.action == "ask" and not read_only_allowed(rule, pattern, request.read_only):
+            needs.append(pattern)
+    return Verdict("ask", needs=tuple(needs), person_only=person_only) if needs else Verdict("allow")
 
 
 @dataclass
 class _Pending:
     request: PermissionRequest
+    asked: AskRequest
     rules: tuple[Rule, ...]
-    read_only: frozenset[str]
     future: asyncio.Future[None]
-    unanalysed: frozenset[str] = frozenset()
 
 
 class PermissionService:
@@ -194,36 +205,23 @@ class PermissionService:
         """The project's "always" grants (allow rules, source ``grant``)."""
         return self._grants.rules()
 
-    def check(
-        self,
-        permission: str,
-        patterns: Sequence[str],
-        ruleset: Sequence[Rule],
-        read_only: Collection[str] = (),
-        *,
-        unanalysed: Collection[str] = (),
-    ) -> Verdict:
+    @property
+    def grant_warnings(self) -> list[str]:
+        """What went wrong reading the grants file (it was moved aside), for the user to see."""
+        return list(self._grants.warnings)
+
+    def check(self, request: AskRequest, ruleset: Sequence[Rule]) -> Verdict:
         """``check`` against ``ruleset`` plus this project's grants, without asking."""
-        rules = merge(ruleset, self._grants.rules())
-        return check(permission, patterns, rules, read_only, unanalysed=unanalysed)
+        return check(request, merge(ruleset, self._grants.rules()))
 
-    async def ask(
-        self,
-        session_id: str,
-        permission: str,
-        patterns: Sequence[str],
-        always: Sequence[str],
-        metadata: Mapping[str, Any] | None = None,
-        ruleset: Sequence[Rule] = (),
-        read_only: Collection[str] = (),
-        *,
-        unanalysed: Collection[str] = (),
-    ) -> None:
-        """Return when every pattern is allowed; otherwise ask the user and wait.
+    async def ask(self, request: AskRequest, *, session_id: str, ruleset: Sequence[Rule] = ()) -> None:
+        """Return when every pattern of ``request`` is allowed; otherwise ask and wait.
 
-        ``unanalysed``: whole command texts asked because the scan was ``unknown``; only a
-        catch-all allow or the user's answer allows them (``check``), and they are never
-        offered as ``always`` (an "always" answer stores nothing for them: it counts once).
+        ``request.unanalysed``: whole command texts asked because the scan was
+        ``unknown``; only a catch-all allow or the user's answer allows them (``check``;
+        only the answer when a deny rule exists for the permission, and the published
+        request then has ``person_only``), and they are never offered as ``always`` (an
+        "always" answer stores nothing for them: it counts once).
 
         Raises PermissionDenied (naming the first denied pattern, never the config) when
         a rule denies one; PermissionRejected / PermissionCorrected when the user rejects
@@ -232,30 +230,29 @@ class PermissionService:
         task is cancelled, its request is removed and ``permission.replied`` (reason
         ``cancelled``) published.
         """
-        verdict = self.check(permission, patterns, ruleset, read_only, unanalysed=unanalysed)
+        verdict = self.check(request, ruleset)
         if verdict.action == "deny":
-            raise PermissionDenied(permission, verdict.denied or "")
+            raise PermissionDenied(request.permission, verdict.denied or "")
         if verdict.action == "allow":
             return
-        request = PermissionRequest(
+        pending = PermissionRequest(
             id=ascending("per"),
             session_id=session_id,
-            permission=permission,
+            permission=request.permission,
             patterns=verdict.needs,
-            always=tuple(a for a in dict.fromkeys(always) if a not in unanalysed),
-            metadata=dict(metadata or {}),
+            always=tuple(a for a in request.always if a not in request.unanalysed),
+            metadata=dict(request.metadata),
             created=int(time.time() * 1000),
+            person_only=verdict.person_only,
         )
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending[request.id] = _Pending(
-            request, tuple(ruleset), frozenset(read_only), future, frozenset(unanalysed)
-        )
-        self._bus.publish(PermissionAsked(request=request))
+        self._pending[pending.id] = _Pending(pending, request, tuple(ruleset), future)
+        self._bus.publish(PermissionAsked(request=pending))
         try:
             await future
         finally:
-            if self._pending.pop(request.id, None) is not None:
-                self._publish(request, "reject", None, "cancelled")
+            if self._pending.pop(pending.id, None) is not None:
+                self._publish(pending, "reject", None, "cancelled")
 
     def reply(self, request_id: str, reply: Reply, message: str | None = None) -> None:
         """Answer a pending request.
@@ -275,7 +272,7 @@ class PermissionService:
         if entry is None:
             raise PermissionRequestNotFound(request_id)
         request = entry.request
-        if reply == "always" and entry.unanalysed and not request.always:
+        if reply == "always" and entry.asked.unanalysed and not request.always:
             reply = "once"  # an unanalysed command text is never remembered: it counts once
         if reply == "always":
             # Persist first: if the grants file cannot be written (StorageError), the
@@ -291,14 +288,7 @@ class PermissionService:
                 _settle(entry.future)
                 self._publish(request, "always", None, "user")
                 for other in self._session_entries(request.session_id):
-                    rules = merge(other.rules, self._grants.rules())
-                    verdict = check(
-                        other.request.permission,
-                        other.request.patterns,
-                        rules,
-                        other.read_only,
-                        unanalysed=other.unanalysed,
-                    )
+                    verdict = self.check(other.asked, other.rules)
                     if verdict.action == "allow":
                         del self._pending[other.request.id]
                         _settle(other.future)
@@ -334,18 +324,8 @@ class PermissionService:
         """An ``Ask`` bound to a session and its rules: what ``ToolContext.ask`` is."""
         rules = tuple(ruleset)
 
-        async def ask(
-            permission: str,
-            patterns: Sequence[str],
-            always: Sequence[str],
-            metadata: Mapping[str, Any] | None = None,
-            read_only: Collection[str] = (),
-            *,
-            unanalysed: Collection[str] = (),
-        ) -> None:
-            await self.ask(
-                session_id, permission, patterns, always, metadata, rules, read_only, unanalysed=unanalysed
-            )
+        async def ask(request: AskRequest, /) -> None:
+            await self.ask(request, session_id=session_id, ruleset=rules)
 
         return ask
 

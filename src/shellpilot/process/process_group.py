@@ -1,7 +1,7 @@
 """Finding and killing what is left of a command's process group (its own session).
 
-Owns: /proc liveness checks, the TERM -> grace -> KILL sequence for one group and the
-crash-recovery process record. Must not touch: pipes, output, results, storage.
+Owns: /proc liveness checks, the one TERM -> grace -> KILL sequence for a group and the
+``ProcessRecord`` crash recovery reads. Must not touch: pipes, output, results, storage.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Generator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +45,55 @@ def start_time(pid: int) -> str:
     return fields[19] if len(fields) > 19 else ""
 
 
-def process_record(pid: int) -> dict[str, Any] | None:
-    """``{"pid", "pgid", "start"}`` for a command's shell (started in its own session, so
-    its pid is its process group); ``start`` is ``start_time(pid)``. A running tool part
-    keeps it in ``metadata["process"]`` so that recovery after a crash
-    (``storage.orphan.stop_orphan``) can stop the command. None when ``/proc`` cannot say."""
-    start = start_time(pid)
-    return {"pid": pid, "pgid": pid, "start": start} if start else None
+@dataclass(frozen=True)
+class ProcessRecord:
+    """Which process a running command is, so that recovery after a crash can stop it.
+
+    ``pid``: the command's shell (started in its own session, so its pid is also its
+    process group ``pgid``); ``start``: ``start_time(pid)``, which tells that process from
+    a later one reusing the pid. A running tool part keeps ``to_dict()`` in
+    ``metadata["process"]``; start-up recovery reads it back with ``from_dict``.
+    """
+
+    pid: int
+    pgid: int
+    start: str
+
+    @classmethod
+    def of(cls, pid: int) -> ProcessRecord | None:
+        """The record of a command's shell just started; None when ``/proc`` cannot say."""
+        start = start_time(pid)
+        return cls(pid, pid, start) if start else None
+
+    @classmethod
+    def from_dict(cls, value: object) -> ProcessRecord | None:
+        """A stored ``{"pid", "pgid", "start"}`` back as a record; None when malformed
+        (missing or mistyped fields, a pid or group <= 1, an empty start time)."""
+        if not isinstance(value, Mapping):
+            return None
+        pid, pgid, start = value.get("pid"), value.get("pgid", value.get("pid")), value.get("start")
+        if not (isinstance(pid, int) and isinstance(pgid, int) and isinstance(start, str)):
+            return None
+        if isinstance(pid, bool) or isinstance(pgid, bool) or pid <= 1 or pgid <= 1 or not start:
+            return None
+        return cls(pid, pgid, start)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"pid", "pgid", "start"}`` (JSON-ready, for the part's metadata)."""
+        return {"pid": self.pid, "pgid": self.pgid, "start": self.start}
+
+    def still_running(self) -> bool:
+        """Whether the recorded shell is alive and is still that same process."""
+        return is_alive(self.pid) and start_time(self.pid) == self.start
+
+    def stop(self, grace_s: float) -> bool:
+        """Stop what is left of the recorded command (``terminate_group_now``: TERM, then
+        KILL after ``grace_s`` seconds) if its shell is still that same process; True when
+        something was signalled. Blocking: for start-up recovery, outside an event loop."""
+        if not self.still_running():
+            return False
+        terminate_group_now(self.pgid, grace_s, present=[self.pid])
+        return True
 
 
 def group_members(leader: int, *, quick: bool = False) -> list[int]:
@@ -106,30 +150,53 @@ def signal_group(leader: int, members: list[int], sig: signal.Signals) -> None:
             os.kill(pid, sig)
 
 
-async def _wait_gone(leader: int, seconds: float) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while True:
-        alive = group_members(leader)
-        if not alive or time.monotonic() >= deadline:
-            return alive
-        await asyncio.sleep(_POLL_S)
+def _term_then_kill(leader: int, grace_s: float, present: list[int]) -> Generator[float, None, list[int]]:
+    """THE TERM -> grace -> KILL sequence, written once: SIGTERM + SIGCONT to the group and
+    session of ``leader``, then SIGKILL to whatever is alive after ``grace_s`` seconds,
+    then up to ``_KILL_WAIT_S`` for the kernel to take them. Each ``yield`` asks its driver
+    to sleep that many seconds before liveness (/proc) is read again; it returns the pids
+    still alive at the end. ``terminate_group`` drives it with asyncio, ``terminate_group_now``
+    with a blocking sleep (start-up recovery, outside any event loop)."""
+    alive = group_members(leader) or list(present)
+    if not alive:
+        return []
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, _KILL_WAIT_S)):
+        signal_group(leader, alive, sig)
+        if sig == signal.SIGTERM:
+            signal_group(leader, alive, signal.SIGCONT)
+        deadline = time.monotonic() + wait_s
+        while True:
+            alive = group_members(leader)
+            if not alive:
+                return []
+            if time.monotonic() >= deadline:
+                break
+            yield _POLL_S
+    return alive
 
 
-async def terminate_group(leader: int, grace_s: float) -> list[int]:
+async def terminate_group(leader: int, grace_s: float, *, present: list[int] | None = None) -> list[int]:
     """SIGTERM (and SIGCONT, so stopped ones can act on it) to the group and session of
     ``leader``; SIGKILL to whatever is still alive after ``grace_s`` seconds, checked by
     real liveness (/proc), not by "a signal was sent". Grandchildren are included.
+    ``present``: pids known to be alive, signalled even when /proc lists no member.
 
     Returns the pids still alive at the end (normally []; a process that left the
     session with setsid cannot be found).
     """
-    alive = group_members(leader)
-    if not alive:
-        return []
-    signal_group(leader, alive, signal.SIGTERM)
-    signal_group(leader, alive, signal.SIGCONT)
-    alive = await _wait_gone(leader, grace_s)
-    if not alive:
-        return []
-    signal_group(leader, alive, signal.SIGKILL)
-    return await _wait_gone(leader, _KILL_WAIT_S)
+    steps = _term_then_kill(leader, grace_s, present or [])
+    try:
+        while True:
+            await asyncio.sleep(next(steps))
+    except StopIteration as done:
+        return list(done.value)
+
+
+def terminate_group_now(leader: int, grace_s: float, *, present: list[int] | None = None) -> list[int]:
+    """``terminate_group`` for code outside an event loop (blocks up to ``grace_s`` + 2 s)."""
+    steps = _term_then_kill(leader, grace_s, present or [])
+    try:
+        while True:
+            time.sleep(next(steps))
+    except StopIteration as done:
+        return list(done.value)

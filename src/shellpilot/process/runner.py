@@ -23,6 +23,7 @@ from shellpilot.config.model import Config, ShellConfig
 from shellpilot.errors import InvalidTimeout, ShellNotFound, ToolError, WorkdirNotFound
 from shellpilot.ids import ascending
 from shellpilot.paths import data_dir, tool_output_dir
+from shellpilot.process.abort import USER_ABORT, abort_reason
 from shellpilot.process.child import ExitWatch, WatchKind, spawn
 from shellpilot.process.detect import ShellChoice, detect_shell
 from shellpilot.process.output import OutputBuffer, OutputLimits
@@ -93,6 +94,30 @@ class ShellResult:
     def success(self) -> bool:
         """True only for a shell that exited on its own with status 0."""
         return self.outcome is RunOutcome.EXITED and self.exit_code == 0
+
+    def part_metadata(self, scan: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The metadata of the tool part that recorded this command (every caller: the bash
+        tool, shell blocks, the user's shell): ``output`` (the last preview, else the
+        model-facing output), ``exit``, ``signal``, ``truncated``, ``output_path``,
+        ``spill_capped``, ``timed_out``, ``aborted``, ``total_bytes``, ``duration_ms`` (ms),
+        ``background_pids``, ``shell`` and ``scan`` (what the gate saw, when given)."""
+        metadata: dict[str, Any] = {
+            "output": self.preview or self.output,
+            "exit": self.exit_code,
+            "signal": self.signal,
+            "truncated": self.truncated,
+            "output_path": self.output_path,
+            "spill_capped": self.spill_capped,
+            "timed_out": self.timed_out,
+            "aborted": self.aborted,
+            "total_bytes": self.total_bytes,
+            "duration_ms": self.duration_ms,
+            "background_pids": list(self.background_pids),
+            "shell": self.shell,
+        }
+        if scan is not None:
+            metadata["scan"] = dict(scan)
+        return metadata
 
 
 def resolve_timeout(timeout_ms: int | None, cfg: ShellConfig) -> int:
@@ -211,6 +236,7 @@ def _outcome_notes(
     signal: int | None,
     timeout_ms: int | None,
     max_timeout_ms: int,
+    aborted_because: str = USER_ABORT,
 ) -> list[str]:
     if outcome is RunOutcome.TIMED_OUT:
         return [
@@ -219,7 +245,7 @@ def _outcome_notes(
             f"timeout (at most {max_timeout_ms} ms)."
         ]
     if outcome is RunOutcome.ABORTED:
-        return ["The command was aborted by the user."]
+        return [f"The command was {aborted_because}."]
     if signal is not None:
         return [f"The command was killed by signal {signal} ({_signal_name(signal)})."]
     if exit_code:
@@ -294,7 +320,8 @@ async def run(
     merged into one pipe, and ``build_env(config.shell, env)``. Completion is the shell's
     exit; then output is drained for at most ``shell.drain_ms`` and processes still
     holding on are listed in ``background_pids`` (left running). On timeout (``timeout_ms``,
-    default ``shell.timeout_ms``; ``no_timeout=True`` for none), abort (``abort`` set) or
+    default ``shell.timeout_ms``; ``no_timeout=True`` for none), abort (``abort`` set; the
+    note says why when it is a ``process.abort.AbortSignal``) or
     cancellation of this coroutine, the whole group gets SIGTERM, then SIGKILL after
     ``shell.kill_grace_ms`` if anything is still alive. ``on_output(preview)`` is called
     throttled (<= ~10/s, always a final call) with the latest <= 30,000 characters,
@@ -351,7 +378,9 @@ async def run(
     )
     signal = -returncode if returncode is not None and returncode < 0 else None
     notes = list(captured.notes)
-    notes += _outcome_notes(outcome, exit_code, signal, timeout, cfg.shell.max_timeout_ms)
+    notes += _outcome_notes(
+        outcome, exit_code, signal, timeout, cfg.shell.max_timeout_ms, abort_reason(abort)
+    )
     if background:
         notes.append(
             "Still running in the background (its output is no longer captured): pid "

@@ -193,6 +193,7 @@ class ProviderRegistry:
         self._base_delay = retry_base_delay_s
         self._sleep = sleep
         self._on_retry = on_retry
+        self._warned: set[str] = set()
 
     def names(self) -> list[str]:
         """Names of the providers that exist (usable or not), sorted."""
@@ -260,6 +261,62 @@ class ProviderRegistry:
         options = dict(settings.models.get(model, {}))
         api_model = str(options.get("id") or model)
         return ResolvedModel(f"{name}/{model}", name, model, api_model, self.provider(name), options)
+
+    def command_model(
+        self, model: str, where: str = "", *, note: bool = True
+    ) -> tuple[str | None, str | None]:
+        """The ``provider/model`` id that runs a command file's ``model:`` value, and a warning.
+
+        ``provider/model`` of a configured provider is kept. A bare model (or one whose
+        provider is not configured, like ``anthropic/claude-x`` without an ``anthropic``
+        provider) goes to a provider listing it, else to a usable provider of its family
+        (``family.family_of``/``provider_family``: ``sonnet`` to any Anthropic-type
+        provider, whatever its name; aliases via ``family.family_model``). When none can
+        run it the id is None (the caller uses the session's model) and the warning says
+        so, once per model name for this registry (``note=False``: a look that neither
+        warns nor counts as the once). ``where`` names the command.
+        """
+        from shellpilot.provider.family import family_model, family_of, provider_family
+
+        raw = model.strip()
+        head, sep, tail = raw.partition("/")
+        if sep and (head in self._given or head in self._settings):
+            return raw, None
+        bare = tail if sep and tail else raw
+        usable = {n: s for n, s in self._settings.items() if not s.problem}
+        owners = [n for n, s in usable.items() if bare in s.models]
+        if owners:
+            return f"{sorted(owners)[0]}/{bare}", None
+        family = family_of(bare)
+        if family is not None:
+            candidates = sorted(
+                (n for n, s in usable.items() if provider_family(n, s.type, s.base_url) == family),
+                key=lambda n: (n != family, n),
+            )
+            candidates += [n for n in sorted(self._given) if n == family]
+            for name in candidates:
+                settings = usable.get(name)
+                chosen = family_model(bare, settings.models if settings else ())
+                if settings is None or not settings.models or chosen in settings.models:
+                    return f"{name}/{chosen}", None
+        if raw in self._warned or not note:
+            return None, None
+        self._warned.add(raw)
+        source = f" (from {where})" if where else ""
+        if family is None:
+            return None, (
+                f'model "{raw}"{source} is not a provider/model id that a configured provider has; '
+                "using the session's model instead"
+            )
+        article, kind = {
+            "anthropic": ("an", "Anthropic"),
+            "openai": ("an", "OpenAI"),
+            "google": ("a", "Google"),
+        }[family]
+        return None, (
+            f'model "{raw}"{source} is {article} {kind} model, but no {kind} provider is configured that '
+            "can run it; using the session's model instead"
+        )
 
     def provider(self, name: str) -> Provider:
         """The cached provider ``name`` (built on first use); ProviderNotConfigured if unusable."""

@@ -35,7 +35,7 @@ from shellpilot.session.outcome import close_message, error_of, verdict
 from shellpilot.session.request import build_request, read_attachment, tool_specs
 from shellpilot.session.step import StepResult, stream_step
 from shellpilot.session.stream_events import TurnFinished
-from shellpilot.session.subtask import ChildSessions, run_pending_subtask
+from shellpilot.session.subtask import TURN_RULES, ChildSessions, run_pending_subtask
 from shellpilot.session.system import Environment, environment, read_agents_md
 from shellpilot.session.turn import ABORTED, TurnResult, last_user, pending_subtask, result_of
 from shellpilot.tool.base import Ask, Tool, ToolContext, allow_all
@@ -112,6 +112,9 @@ class AgentLoop:
         self.providers, self.permissions, self.commands = providers, permissions, commands
         self.writer = service.writer
         self.agents = agents or AgentRegistry(self.config)
+        self.turn_rules: dict[str, list[Rule]] = {}
+        """Extra rules for the turn answering a user message (by its id): a command's
+        ``allowed-tools``; child sessions that turn starts inherit them."""
         self._tools = list(tools) if tools is not None else default_tools(self.config, self.data_dir)
         self._shell = shell
         self.children = ChildSessions(self)
@@ -143,13 +146,15 @@ class AgentLoop:
         """Post ``text`` (+ ``files`` attached, + extra ``parts``) as the user's message and
         run the loop; returns the turn's result (``ok`` False with the error recorded).
 
-        Raises before anything is written: SessionNotFound, AgentNotFound, ModelNotFound,
-        ProviderNotConfigured, UsageError (a bad ``format`` schema).
+        Raises before anything is written: SessionNotFound, SessionBusy (another process
+        runs the session), AgentNotFound, ModelNotFound, ProviderNotConfigured, UsageError
+        (a bad ``format`` schema).
         """
-        user = self.new_user_message(session_id, agent=agent, model=model, format=format)
-        extra = [TextPart(session_id=session_id, message_id=user.id, text=text)] if text else []
-        self.post(user, [*extra, *self.file_parts(user, files), *parts])
-        return await self.resume(session_id)
+        with self.run_state.reserve(session_id):
+            user = self.new_user_message(session_id, agent=agent, model=model, format=format)
+            extra = [TextPart(session_id=session_id, message_id=user.id, text=text)] if text else []
+            self.post(user, [*extra, *self.file_parts(user, files), *parts])
+            return await self.resume(session_id)
 
     async def command(
         self,
@@ -298,11 +303,12 @@ class AgentLoop:
         """The agent's permission rules (defaults < user config < agent presets)."""
         return self.agents.ruleset(agent, self.data_dir)
 
-    def asker(self, session_id: str, agent: Agent) -> Ask:
-        """The ``ctx.ask`` of tools run for ``agent`` in ``session_id``."""
+    def asker(self, session_id: str, agent: Agent, extra: Sequence[Rule] = ()) -> Ask:
+        """The ``ctx.ask`` of tools run for ``agent`` in ``session_id``; ``extra`` rules
+        (one turn's, see ``turn_rules``) join the agent's ruleset."""
         if self.permissions is None:
             return allow_all
-        return self.permissions.asker(session_id, self.ruleset(agent))
+        return self.permissions.asker(session_id, [*self.ruleset(agent), *extra])
 
     def registry(self, agent: Agent, child: bool, structured: StructuredOutputTool | None) -> ToolRegistry:
         """The tools offered: base tools, ``task`` (not in child sessions, so subagents do not
@@ -324,14 +330,15 @@ class AgentLoop:
             structured = structured_output_tool(fmt.json_schema or {}, fmt.retry_count)
         child = self.store.get_session(session_id).parent_id is not None
         tools = self.registry(agent, child, structured)
+        extra = self.turn_rules.get(user.id, [])
         env = CallEnv(
             tools=tools,
             writer=self.writer,
             project_dir=self.project_dir,
             agent=agent.name,
             abort=asyncio.Event(),
-            ask=self.asker(session_id, agent),
-            extra={"model": resolved.id},
+            ask=self.asker(session_id, agent, extra),
+            extra={"model": resolved.id, TURN_RULES: extra} if extra else {"model": resolved.id},
         )
         return _Plan(
             agent,
@@ -391,4 +398,4 @@ class AgentLoop:
         return False
 
 
-__all__ = ["AgentLoop", "PermissionGate", "default_tools", "error_of"]
+__all__ = ["TURN_RULES", "AgentLoop", "PermissionGate", "default_tools", "error_of"]

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from shellpilot.agent.registry import AgentRegistry
     from shellpilot.bus import Bus
     from shellpilot.config.model import Config
-    from shellpilot.provider.registry import ResolvedModel
+    from shellpilot.permission.rules import Rule
+    from shellpilot.provider.registry import ProviderRegistry, ResolvedModel
     from shellpilot.session.models import AssistantMessage, MessageError, OutputFormat, Part, UserMessage
     from shellpilot.session.run_state import RunState
     from shellpilot.session.step import StepResult
@@ -28,14 +29,18 @@ if TYPE_CHECKING:
 
 
 class LoopOps(Protocol):
-    """The loop as commands and subtasks see it: where the project is, whom to ask, how to
-    post a message and run the session on, and the stores those messages go to."""
+    """The loop as commands and subtasks see it: where the project and the data dir are, whom
+    to ask (and a turn's extra rules), how to post a message and run the session on, the
+    stores messages go to, and the providers a command's own model resolves against."""
 
     @property
     def project_dir(self) -> Path: ...
 
     @property
     def config(self) -> Config: ...
+
+    @property
+    def data_dir(self) -> Path: ...
 
     @property
     def agents(self) -> AgentRegistry: ...
@@ -51,6 +56,14 @@ class LoopOps(Protocol):
 
     @property
     def run_state(self) -> RunState: ...
+
+    @property
+    def providers(self) -> ProviderRegistry: ...
+
+    @property
+    def turn_rules(self) -> dict[str, list[Rule]]:
+        """Extra permission rules of one turn, by the id of the user message it answers."""
+        ...
 
     def resolve_agent(self, name: str | None) -> Agent:
         """The named agent, else the default primary agent (AgentNotFound lists the names)."""
@@ -79,8 +92,8 @@ class LoopOps(Protocol):
         """Save a message and its parts (each announced on the bus)."""
         ...
 
-    def asker(self, session_id: str, agent: Agent) -> Ask:
-        """The ``ctx.ask`` of tools run for ``agent`` in ``session_id``."""
+    def asker(self, session_id: str, agent: Agent, extra: Sequence[Rule] = ()) -> Ask:
+        """The ``ctx.ask`` of tools run for ``agent`` in ``session_id``, with ``extra`` rules."""
         ...
 
     def close_message(

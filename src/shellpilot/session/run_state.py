@@ -7,14 +7,16 @@ Owns: the idle | running | shell | shell_then_run state machine, the tasks it st
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar, cast
 
 from shellpilot.bus import Bus
-from shellpilot.errors import Aborted, SessionBusy
+from shellpilot.errors import Aborted, SessionBusy, StorageError
+from shellpilot.process.abort import AbortSignal
 from shellpilot.session.events import SessionStatus, SessionStatusValue
 
 T = TypeVar("T")
@@ -102,7 +104,7 @@ class _Runner:
     queued: Work | None = None
     on_interrupt: OnInterrupt | None = None
     shell_task: asyncio.Task[Any] | None = None
-    shell_abort: asyncio.Event = field(default_factory=asyncio.Event)
+    shell_abort: AbortSignal = field(default_factory=AbortSignal)
 
 
 class RunState:
@@ -116,6 +118,7 @@ class RunState:
     - ``cancel(session_id)``: stop what runs (abort the shell, cancel the loop task,
       drop a queued loop), reject the session's pending permission requests through
       ``cancel_permissions(session_id)``, wait for the work to end: status is idle after.
+    - ``reserve(session_id)``: take the session before writing a request for it.
     - ``lease`` (the store) makes busy-ness visible to other processes on the same store.
     Publishes ``session.status`` busy/idle on the bus.
     """
@@ -131,6 +134,7 @@ class RunState:
         self._lease = lease
         self.cancel_permissions = cancel_permissions
         self._runners: dict[str, _Runner] = {}
+        self._reserved: set[str] = set()
 
     def phase(self, session_id: str) -> Phase:
         """The session's current phase (idle when nothing ever ran)."""
@@ -150,8 +154,35 @@ class RunState:
         if self._bus is not None:
             self._bus.publish(SessionStatus(session_id=session_id, status=status))
 
+    @contextlib.contextmanager
+    def reserve(self, session_id: str, kind: str = "loop") -> Iterator[None]:
+        """Hold the session for work about to start, before anything is written for it.
+
+        Use it around "write the request, then ``ensure_running``": when the session is idle
+        here, the cross-process lease is taken first, so a session another process runs
+        raises ``SessionBusy`` (naming that process) before a message is stored for the
+        other process's loop to pick up. The loop started inside takes the reservation
+        over; one never started releases it on exit. A session already running here is
+        joined as ``ensure_running`` joins it (nothing to take).
+        """
+        held = self._lease is not None and not self.busy(session_id) and session_id not in self._reserved
+        if held:
+            assert self._lease is not None
+            self._lease.acquire_lease(session_id, kind)
+            self._reserved.add(session_id)
+        try:
+            yield
+        finally:
+            if held and session_id in self._reserved:
+                self._reserved.discard(session_id)
+                assert self._lease is not None
+                with contextlib.suppress(StorageError):  # see _go_idle
+                    self._lease.release_lease(session_id)
+
     def _go_busy(self, session_id: str, kind: str) -> _Runner:
-        if self._lease is not None:
+        if self._lease is not None and session_id in self._reserved:
+            self._reserved.discard(session_id)  # the lease is ours already: the runner owns it now
+        elif self._lease is not None:
             self._lease.acquire_lease(session_id, kind)
         runner = self._runners.setdefault(session_id, _Runner())
         self._status(session_id, "busy")
@@ -160,7 +191,10 @@ class RunState:
     def _go_idle(self, session_id: str) -> None:
         self._runners.pop(session_id, None)
         if self._lease is not None:
-            self._lease.release_lease(session_id)
+            # A lease that cannot be dropped now (a full disk) belongs to this process: it is
+            # no longer honoured once the process ends, and the next start removes it.
+            with contextlib.suppress(StorageError):
+                self._lease.release_lease(session_id)
         self._status(session_id, "idle")
 
     async def ensure_running(
@@ -229,7 +263,7 @@ class RunState:
             raise SessionBusy(session_id)
         runner = self._go_busy(session_id, "shell")
         runner.phase = phase
-        runner.shell_abort = asyncio.Event()
+        runner.shell_abort = AbortSignal()
         task: asyncio.Task[T] = asyncio.ensure_future(work(runner.shell_abort))
         runner.shell_task = task
         # Registered before shield's own callback: the session is idle when the caller resumes.
@@ -252,8 +286,12 @@ class RunState:
         else:
             self._go_idle(session_id)
 
-    async def cancel(self, session_id: str) -> None:
-        """Stop what the session runs and wait until it is idle."""
+    async def cancel(self, session_id: str, reason: str | None = None) -> None:
+        """Stop what the session runs and wait until it is idle.
+
+        ``reason`` says why a user shell was stopped (its note reads "The command was
+        <reason>."; default ``aborted by the user``), e.g. ``terminated by SIGTERM``.
+        """
         if self.cancel_permissions is not None:
             outcome = self.cancel_permissions(session_id)
             if inspect.isawaitable(outcome):
@@ -270,7 +308,7 @@ class RunState:
                 _settle(runner.loop_result, value=value, error=None if runner.on_interrupt else Aborted())
             action = Action.STOP_SHELL
         if action is Action.STOP_SHELL and runner.shell_task is not None:
-            runner.shell_abort.set()
+            runner.shell_abort.abort(reason)
             await asyncio.wait([runner.shell_task])
         elif action is Action.STOP_LOOP and runner.loop_task is not None:
             runner.loop_task.cancel()

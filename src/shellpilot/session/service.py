@@ -12,12 +12,20 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from shellpilot.bus import Bus
 from shellpilot.config.model import Config
-from shellpilot.errors import Aborted, InvalidTimeout, SessionBusy, ToolError, UsageError
+from shellpilot.errors import (
+    Aborted,
+    InvalidTimeout,
+    SessionBusy,
+    StorageError,
+    StorageFull,
+    ToolError,
+    UsageError,
+)
 from shellpilot.paths import tool_output_dir
+from shellpilot.process.abort import abort_reason
 from shellpilot.session.models import (
     AssistantMessage,
     MessageError,
@@ -45,35 +53,14 @@ OutputFn = Callable[[str], None]
 DataFn = Callable[[bytes], None]
 
 
-def _scan_metadata(command: str, project_dir: Path) -> dict[str, Any] | None:
-    """The scanner's verdict for the audit trail: patterns, always, dirs, unknown, reasons.
-
-    None when the scanner is not installed; ``{"error": ...}`` when it could not parse.
-    """
-    try:
-        from shellpilot.scanner.scan import scan
-    except ImportError:
-        return None
-    try:
-        found = scan(command, cwd=project_dir, project_dir=project_dir)
-    except Exception as exc:  # the audit trail must never stop the user's command
-        return {"error": f"{type(exc).__name__}: {exc}"}
-    return {
-        "patterns": list(found.patterns),
-        "always": list(found.always),
-        "dirs": list(found.dirs),
-        "unknown": bool(found.unknown),
-        "reasons": list(getattr(found, "reasons", [])),
-    }
-
-
 class SessionService:
     """Sessions for the CLI, the server and the loop, and the user's direct shell.
 
-    ``shell()`` runs through the same runner as the ``bash`` tool (limits, spill file,
+    ``shell()`` passes the same gate as the ``bash`` tool as the user's own command (its
+    scan is recorded, nothing is asked) and runs through ``run_gated`` (limits, spill file,
     non-interactive env, process-group kill), in the session's project dir, with the
-    command unchanged and no permission asked; no timeout unless ``timeout_ms`` or
-    ``config.shell.user_timeout_ms`` sets one. ``writer`` pairs every write with its event.
+    command unchanged; no timeout unless ``timeout_ms`` or ``config.shell.user_timeout_ms``
+    sets one. ``writer`` pairs every write with its event.
     """
 
     def __init__(
@@ -199,9 +186,10 @@ class SessionService:
 
         The part ends ``completed`` with the model-facing output and metadata ``exit``,
         ``signal``, ``truncated``, ``output_path``, ``timed_out``, ``timeout_ms`` (None: no
-        timeout), ``aborted``, ``scan``
+        timeout), ``aborted``, ``abort_reason``, ``scan``
         (a non-zero exit is still completed); cancelling (``RunState.cancel``) kills the
-        process group and the output says it was aborted by the user. ``on_output(preview)``
+        process group and the output says why (``aborted by the user`` unless the cancel
+        gave a reason, e.g. ``terminated by SIGTERM``). ``on_output(preview)``
         gets throttled previews; ``on_data(bytes)`` raw chunks when the runner offers them.
         Raises SessionNotFound, SessionBusy, InvalidTimeout, UsageError (empty command), or
         the runner's spawn errors (after recording the part as ``error``).
@@ -227,18 +215,24 @@ class SessionService:
         on_output: OutputFn | None,
         on_data: DataFn | None,
     ) -> tuple[AssistantMessage, ToolPart]:
-        from shellpilot.process import runner
-        from shellpilot.process.process_group import process_record
+        from shellpilot.process.process_group import ProcessRecord
+        from shellpilot.tool.gate import gate
+        from shellpilot.tool.shell import run_gated
 
         w = self.writer
         project = Path(session.project_dir)
+        output_dir = tool_output_dir(self.data_dir)
+        shell = _shell_name(self.config)
+        verdict = await gate(
+            command, cwd=project, project_dir=project, caller="user", shell=shell, output_dir=output_dir
+        )
         user = w.message(UserMessage(session_id=session.id, agent=self.agent))
         w.part(TextPart(session_id=session.id, message_id=user.id, text=USER_SHELL_TEXT, synthetic=True))
         assistant = AssistantMessage(session_id=session.id, parent_id=user.id, agent=self.agent)
         w.message(assistant)
         running = ToolRunning(
             input={"command": command},
-            metadata={"output": "", "description": "", "scan": _scan_metadata(command, project)},
+            metadata={"output": "", "description": "", "scan": verdict.plan.record()},
         )
         part = ToolPart(session_id=session.id, message_id=assistant.id, tool="bash", state=running)
         w.part(part)
@@ -253,13 +247,16 @@ class SessionService:
         def spawned(pid: int) -> None:
             # Written at once (not coalesced): if this process dies, recovery must find it.
             nonlocal live
-            record = process_record(pid)
+            record = ProcessRecord.of(pid)
             state = live.state
             if record is None or not isinstance(state, ToolRunning):
                 return
-            metadata = {**state.metadata, "process": record}
+            metadata = {**state.metadata, "process": record.to_dict()}
             live = live.model_copy(update={"state": state.model_copy(update={"metadata": metadata})})
-            w.part(live)
+            try:
+                w.part(live)
+            except StorageError as exc:  # a full disk: the command runs on; the end is saved if it can be
+                w.live_error = exc
 
         config = self.config
         if timeout is not None and timeout > config.shell.max_timeout_ms:
@@ -267,14 +264,13 @@ class SessionService:
             shell_cfg = config.shell.model_copy(update={"max_timeout_ms": timeout})
             config = config.model_copy(update={"shell": shell_cfg})
         try:
-            result = await runner.run(
-                command,
-                cwd=project,
+            result = await run_gated(
+                verdict,
                 timeout_ms=timeout,
                 no_timeout=timeout is None,
                 abort=abort,
                 on_output=preview,
-                output_dir=tool_output_dir(self.data_dir),
+                output_dir=output_dir,
                 call_id=part.call_id,
                 config=config,
                 on_data=on_data,
@@ -282,23 +278,14 @@ class SessionService:
             )
         except BaseException as exc:
             cancelled = isinstance(exc, asyncio.CancelledError | KeyboardInterrupt)
-            self._fail(live, assistant, ABORTED_TEXT if cancelled else str(exc), cancelled)
+            with contextlib.suppress(StorageError):  # the original error matters more
+                self._fail(live, assistant, ABORTED_TEXT if cancelled else str(exc), cancelled)
             raise
         metadata = {
             **live.state.metadata,  # type: ignore[union-attr]
-            "output": result.preview,
-            "exit": result.exit_code,
-            "signal": result.signal,
-            "truncated": result.truncated,
-            "output_path": result.output_path,
-            "spill_capped": result.spill_capped,
-            "timed_out": result.timed_out,
+            **result.part_metadata(verdict.plan.record()),
             "timeout_ms": timeout,
-            "aborted": result.aborted,
-            "total_bytes": result.total_bytes,
-            "duration_ms": result.duration_ms,
-            "background_pids": list(result.background_pids),
-            "shell": result.shell,
+            "abort_reason": abort_reason(abort) if result.aborted else None,
         }
         done = ToolCompleted(
             input={"command": command},
@@ -307,10 +294,38 @@ class SessionService:
             start_ms=running.start_ms,
         )
         final = part.model_copy(update={"state": done})
-        w.part(final)
         finished = assistant.model_copy(update={"completed_ms": now_ms(), "finish": "stop"})
-        w.message(finished)
+        try:
+            w.part(final)
+            w.message(finished)
+        except StorageFull as exc:
+            return self._save_on_full_disk(final, assistant, exc)
         return finished, final
+
+    def _save_on_full_disk(
+        self, final: ToolPart, assistant: AssistantMessage, full: StorageFull
+    ) -> tuple[AssistantMessage, ToolPart]:
+        """The command ended but its result did not fit on the disk: give up the store's
+        reserve file and save the part as failed, saying why (its metadata, exit code and
+        live output kept). Raises ``full`` when even that cannot be saved; the part then
+        stays running until the next start marks it interrupted."""
+        from shellpilot.storage import space
+
+        reason = f"the result could not be saved whole: {full}"
+        space.release_reserve(self.store.path)
+        state = final.state
+        metadata = {**getattr(state, "metadata", {}), "storage_error": str(full)}
+        start = getattr(state, "start_ms", now_ms())
+        failed = ToolFailed(input=state.input, error=reason, metadata=metadata, start_ms=start)
+        part = final.model_copy(update={"state": failed})
+        error = MessageError(name="StorageFull", message=reason)
+        message = assistant.model_copy(update={"completed_ms": now_ms(), "error": error})
+        try:
+            self.writer.part(part)
+            self.writer.message(message)
+        except StorageError:
+            raise full from None
+        return message, part
 
     def _fail(self, part: ToolPart, assistant: AssistantMessage, error: str, cancelled: bool) -> None:
         state = part.state
@@ -324,6 +339,18 @@ class SessionService:
         self.writer.part(part.model_copy(update={"state": failed}))
         ended = MessageError.of(Aborted(error) if cancelled else ToolError(error))
         self.writer.message(assistant.model_copy(update={"completed_ms": now_ms(), "error": ended}))
+
+
+def _shell_name(config: Config) -> str:
+    """The name of the shell the runner will use (for the scan); ``bash`` when none is found
+    (the runner then reports the missing shell itself)."""
+    from shellpilot.errors import ShellpilotError
+    from shellpilot.process.detect import detect_shell
+
+    try:
+        return detect_shell(configured=config.shell.path).name
+    except ShellpilotError:
+        return "bash"
 
 
 def _iso(ms: int) -> str:

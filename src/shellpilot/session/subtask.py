@@ -30,6 +30,9 @@ from shellpilot.tool.task import BYPASS_AGENT_CHECK, CALLER_MODEL, SubtaskOutcom
 if TYPE_CHECKING:
     from shellpilot.session.ops import LoopOps
 
+TURN_RULES = "turn_rules"
+"""``ctx.extra`` key of the calling turn's extra permission rules (``AgentLoop.turn_rules``)."""
+
 SUMMARIZE = "Summarize the task tool output above and continue with your task."
 """The synthetic user turn added after a command subtask, so the parent agent carries on."""
 
@@ -67,6 +70,9 @@ class ChildSessions:
         child = self._session(request)
         ctx.metadata(request.description, {"sessionId": child.id, "model": request.model})
         user = loop.new_user_message(child.id, agent=request.agent.name, model=request.model)
+        inherited = ctx.extra.get(TURN_RULES)
+        if inherited:
+            loop.turn_rules[user.id] = list(inherited)
         loop.post(user, [TextPart(session_id=child.id, message_id=user.id, text=request.prompt)])
         task = asyncio.ensure_future(loop.resume(child.id))
         aborted = asyncio.ensure_future(ctx.abort.wait())
@@ -77,6 +83,7 @@ class ChildSessions:
             raise
         finally:
             aborted.cancel()
+            loop.turn_rules.pop(user.id, None)
         if not task.done():
             await self._cancel(child.id, task)
             raise Aborted("The subtask was cancelled.")
@@ -116,14 +123,15 @@ async def run_pending_subtask(loop: LoopOps, user: MessageWithParts, part: Subta
         ),
     )
     loop.writer.part(call)
+    rules = loop.turn_rules.get(info.id, [])
     env = CallEnv(
         tools=ToolRegistry([TaskTool(loop.agents, ChildSessions(loop))]),
         writer=loop.writer,
         project_dir=loop.project_dir,
         agent=agent.name,
         abort=asyncio.Event(),
-        ask=loop.asker(info.session_id, agent),
-        extra={CALLER_MODEL: part.model or info.model, BYPASS_AGENT_CHECK: True},
+        ask=loop.asker(info.session_id, agent, rules),
+        extra={CALLER_MODEL: part.model or info.model, BYPASS_AGENT_CHECK: True, TURN_RULES: rules},
     )
     try:
         await run_calls(env, [call])

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from shellpilot.bus import Bus
+from shellpilot.errors import StorageError
 from shellpilot.session.events import (
     MessageUpdated,
     PartUpdated,
@@ -27,11 +28,14 @@ class SessionWriter:
     ``live(part, title, values)`` is what a running tool's ``ctx.metadata`` binds to: it
     merges ``values`` into the running state's metadata, publishes ``part.updated`` every
     time (UIs follow live) and writes coalesced (see ``SessionStore.update_part_live``).
+    A live write that fails (a full disk) does not stop the tool: the event still goes out,
+    and the error is kept in ``live_error`` (the part's final write decides what is saved).
     """
 
     def __init__(self, store: SessionStore, bus: Bus) -> None:
         self.store = store
         self.bus = bus
+        self.live_error: StorageError | None = None
 
     def create_session(self, session: Session) -> Session:
         """Insert a new session; publishes ``session.created``."""
@@ -75,7 +79,10 @@ class SessionWriter:
             update={"metadata": metadata, "title": state.title if title is None else title}
         )
         updated = part.model_copy(update={"state": new_state})
-        self.store.update_part_live(updated)
+        try:
+            self.store.update_part_live(updated)
+        except StorageError as exc:
+            self.live_error = exc
         self.bus.publish(PartUpdated(part=updated))
         return updated
 

@@ -1,5 +1,5 @@
-"""Skills: ``SKILL.md`` folders that become commands named ``skill:<name>``."""
+"""Skills: ``SKILL.md`` folders that become slash commands (``/<slug>`` or ``skill:<slug>``)."""
 
-from shellpilot.skill.discovery import Skill, discover_skills, skill_dirs
+from shellpilot.skill.discovery import Skill, SkillRoot, discover_skills, skill_dirs, slash_name
 
-__all__ = ["Skill", "discover_skills", "skill_dirs"]
+__all__ = ["Skill", "SkillRoot", "discover_skills", "skill_dirs", "slash_name"]

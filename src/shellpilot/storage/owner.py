@@ -26,6 +26,15 @@ def token(pid: int | None = None) -> str:
     return f"{pid}:{start_time(pid)}"
 
 
+def pid_of(owner: str) -> int | None:
+    """The pid in an owner token (None when malformed)."""
+    try:
+        pid = int(owner.partition(":")[0])
+    except ValueError:
+        return None
+    return pid if pid > 0 else None
+
+
 def is_alive(owner: str | None) -> bool:
     """Whether the process named by an owner token still runs (a zombie counts as dead).
 
@@ -33,12 +42,8 @@ def is_alive(owner: str | None) -> bool:
     """
     if not owner:
         return False
-    pid_text, _, start = owner.partition(":")
-    try:
-        pid = int(pid_text)
-    except ValueError:
-        return False
-    if pid <= 0:
+    pid, start = pid_of(owner), owner.partition(":")[2]
+    if pid is None:
         return False
     try:
         os.kill(pid, 0)

@@ -1,7 +1,7 @@
 """The SQLite session store: sessions, messages, parts and session leases in one WAL file.
 
-Owns: SQL, crash recovery at open, coalescing of live part updates, sqlite3/OS errors as
-``StorageError``. Must not touch: the bus, terminals, processes (recovery uses storage.orphan).
+Owns: SQL, the records crash recovery reads and writes, coalescing of live part updates,
+sqlite3/OS errors as ``StorageError``. Must not touch: the bus, terminals, processes.
 """
 
 from __future__ import annotations
@@ -10,14 +10,15 @@ import asyncio
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
 
-from shellpilot.errors import SessionBusy, SessionNotFound, StorageError
+from shellpilot.errors import SessionNotFound, StorageError
 from shellpilot.session.models import (
     AssistantMessage,
     Message,
@@ -30,8 +31,9 @@ from shellpilot.session.models import (
     ToolPart,
     now_ms,
 )
-from shellpilot.storage import orphan as orphans
+from shellpilot.storage import lease as lease_table
 from shellpilot.storage import owner as owners
+from shellpilot.storage import readonly, space
 from shellpilot.storage.export import export_json
 from shellpilot.storage.reads import Reads, sessions_where
 from shellpilot.storage.schema import SCHEMA, SCHEMA_VERSION
@@ -41,6 +43,18 @@ _PART: TypeAdapter[Part] = TypeAdapter(Part)
 
 INTERRUPTED = "interrupted"
 """Error text of a tool part whose process died while it ran (crash recovery)."""
+
+
+@dataclass(frozen=True)
+class Orphans:
+    """What dead processes left in the store: ``parts`` as ``(owner, part)`` (tool parts
+    still pending/running) and ``sessions`` whose lease a dead process holds."""
+
+    parts: list[tuple[str, ToolPart]] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.parts or self.sessions)
 
 
 def _part_status(part: Part) -> str | None:
@@ -55,19 +69,21 @@ class SessionStore(Reads):
       per ``live_interval_ms`` (default 250 ms) per part, the latest value wins, a pending
       value is flushed by a timer on the running event loop, and ``put_part`` (the final
       state) always writes.
-    - At open, pending/running parts whose owning process is dead become ``error``
-      "interrupted" (their live metadata, e.g. the output so far, kept), their assistant
-      message gets an ``Interrupted`` error, and dead processes' leases are dropped
-      (``recovered`` lists the part ids). A command such a part recorded in
-      ``metadata.process`` (``shell.process_group.process_record``) that still runs as that same
-      process is killed with its group first (``metadata.interrupted.killed``).
-    - sqlite3 and OS errors raise ``StorageError`` naming the file. Thread-safe (one lock).
+    - Opening never changes or signals anything beyond the schema (and the reserve file of
+      ``storage.space``). Crash recovery is a session-layer step run once at start-up
+      (``session.recovery.recover``): it reads ``orphans()`` (work of dead processes), stops
+      their commands, then ``mark_interrupted``.
+    - sqlite3 and OS errors raise ``StorageError`` naming the file (``StorageFull`` on a full
+      disk, see ``storage.space``). Thread-safe (one lock).
+    - ``read_only=True`` (``storage.readonly``): reads only; no migration, and every write
+      raises ``StorageError`` saying how to choose another data dir.
     - Bounded reads (a session's messages streamed, the last message, one message's parts,
       session counts) come from ``storage.reads.Reads``.
     """
 
-    def __init__(self, path: Path, *, live_interval_ms: int = 250) -> None:
+    def __init__(self, path: Path, *, live_interval_ms: int = 250, read_only: bool = False) -> None:
         self.path = Path(path)
+        self.read_only = read_only
         self.writes = 0
         self.live_interval_ms = live_interval_ms
         self._owner = owners.token()
@@ -75,7 +91,9 @@ class SessionStore(Reads):
         self._live_last: dict[str, float] = {}
         self._live_pending: dict[str, ToolPart] = {}
         self._live_timers: dict[str, asyncio.TimerHandle] = {}
-        self._db: sqlite3.Connection | None = None
+        self._db: sqlite3.Connection | None = readonly.connect(self.path) if read_only else None
+        if read_only:
+            return
         with self._guard("open the session store"):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=10)
@@ -85,15 +103,17 @@ class SessionStore(Reads):
             db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA foreign_keys = ON")
             self._migrate(db)
-        self.recovered: list[str] = self.recover()
+        space.ensure_reserve(self.path)
 
     # -- plumbing ---------------------------------------------------------------------
 
     @contextmanager
-    def _guard(self, action: str) -> Iterator[None]:
+    def _guard(self, action: str, size: int = 0) -> Iterator[None]:
         try:
             yield
         except (sqlite3.Error, OSError) as exc:
+            if space.is_full(exc):
+                raise space.full_error(action, self.path, size) from exc
             raise StorageError(f"cannot {action}: {exc}", path=str(self.path)) from exc
 
     @property
@@ -103,8 +123,10 @@ class SessionStore(Reads):
         return self._db
 
     @contextmanager
-    def _tx(self, action: str) -> Iterator[sqlite3.Connection]:
-        with self._guard(action), self._lock:
+    def _tx(self, action: str, size: int = 0) -> Iterator[sqlite3.Connection]:
+        if self.read_only:
+            raise StorageError(f"cannot {action}: {readonly.READ_ONLY_HINT}", path=str(self.path))
+        with self._guard(action, size), self._lock:
             db = self._conn
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -142,7 +164,8 @@ class SessionStore(Reads):
         """Write pending live updates, then close the file (idempotent)."""
         if self._db is None:
             return
-        self.flush_live()
+        with suppress(StorageError):  # live values only; a full disk must not stop the close
+            self.flush_live()
         with self._guard("close the session store"), self._lock:
             self._db.close()
             self._db = None
@@ -248,13 +271,12 @@ class SessionStore(Reads):
 
     def put_message(self, message: Message) -> None:
         """Insert or replace ``message``; bumps its session's updated time. ``SessionNotFound`` if absent."""
-        with self._tx("save a message") as db:
+        with self._tx("save a message", len(body := message.model_dump_json())) as db:
             cur = db.execute(
                 # Strictly after every other session's activity, so --continue picks the right one
                 # even within one millisecond.
-                "UPDATE session SET updated_ms=max(?, (SELECT coalesce(max(updated_ms), 0) + 1 FROM session))"
-                " "
-                "WHERE id=?",
+                "UPDATE session SET updated_ms=max(?, (SELECT coalesce(max(updated_ms), 0) + 1 "
+                "FROM session)) WHERE id=?",
                 (now_ms(), message.session_id),
             )
             if cur.rowcount == 0:
@@ -262,7 +284,7 @@ class SessionStore(Reads):
             db.execute(
                 "INSERT INTO message(id, session_id, role, body) VALUES (?,?,?,?) "
                 "ON CONFLICT(id) DO UPDATE SET body=excluded.body",
-                (message.id, message.session_id, message.role, message.model_dump_json()),
+                (message.id, message.session_id, message.role, body),
             )
 
     def get_message(self, message_id: str) -> Message:
@@ -294,12 +316,12 @@ class SessionStore(Reads):
     def _write_part(self, part: Part) -> None:
         status = _part_status(part)
         owner = self._owner if status in ("pending", "running") else None
-        with self._tx("save a part") as db:
+        with self._tx("save a part", len(body := part.model_dump_json())) as db:
             db.execute(
                 "INSERT INTO part(id, message_id, session_id, type, status, owner, body) "
                 "VALUES (?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET status=excluded.status, "
                 "owner=excluded.owner, body=excluded.body",
-                (part.id, part.message_id, part.session_id, part.type, status, owner, part.model_dump_json()),
+                (part.id, part.message_id, part.session_id, part.type, status, owner, body),
             )
         if status in ("pending", "running"):
             self._live_last[part.id] = time.monotonic()
@@ -346,7 +368,8 @@ class SessionStore(Reads):
             self._live_timers.pop(part_id, None)
             part = self._live_pending.pop(part_id, None)
             if part is not None and self._db is not None:
-                self._write_part(part)
+                with suppress(StorageError):  # a live value only: the final write supersedes it
+                    self._write_part(part)
 
     def flush_live(self) -> int:
         """Write every pending live update now; returns how many were written."""
@@ -370,66 +393,63 @@ class SessionStore(Reads):
     # -- leases (cross-process busy state) ---------------------------------------------
 
     def acquire_lease(self, session_id: str, kind: str) -> None:
-        """Mark the session busy for this process; ``SessionBusy`` if a live process holds it.
-
-        ``kind`` names what runs (``shell``, ``loop``). A lease of a dead process is taken over.
-        """
+        """Mark the session busy for this process (``storage.lease.acquire``: ``SessionBusy``
+        names a live other holder, ``SessionNotFound``); ``kind``: ``shell`` or ``loop``."""
         with self._tx("take the session lease") as db:
-            row = db.execute("SELECT owner FROM lease WHERE session_id=?", (session_id,)).fetchone()
-            if row is not None and row[0] != self._owner and owners.is_alive(row[0]):
-                raise SessionBusy(session_id)
-            if db.execute("SELECT 1 FROM session WHERE id=?", (session_id,)).fetchone() is None:
-                raise SessionNotFound(session_id)
-            db.execute(
-                "INSERT OR REPLACE INTO lease(session_id, owner, kind, acquired_ms) VALUES (?,?,?,?)",
-                (session_id, self._owner, kind, now_ms()),
-            )
+            lease_table.acquire(db, session_id, self._owner, kind)
 
     def release_lease(self, session_id: str) -> None:
         """Drop this process's lease on the session (no-op if it holds none)."""
         with self._tx("release the session lease") as db:
-            db.execute("DELETE FROM lease WHERE session_id=? AND owner=?", (session_id, self._owner))
+            lease_table.release(db, session_id, self._owner)
 
     def lease_holder(self, session_id: str) -> str | None:
         """The owner token of a live process holding the session's lease, else None."""
-        rows = self._read(
-            "read the session lease", "SELECT owner FROM lease WHERE session_id=?", (session_id,)
-        )
-        if rows and owners.is_alive(rows[0][0]):
-            return str(rows[0][0])
-        return None
+        with self._guard("read the session lease"), self._lock:
+            return lease_table.holder(self._conn, session_id)
 
     # -- crash recovery -----------------------------------------------------------------
 
-    def recover(self) -> list[str]:
-        """Mark parts left pending/running by dead processes as interrupted; returns their ids."""
+    def orphans(self) -> Orphans:
+        """What processes that died left behind (read only; nothing is changed or signalled):
+        pending/running tool parts whose owner is dead, and sessions whose lease a dead
+        process holds. ``session.recovery.recover`` stops their commands, then calls
+        ``mark_interrupted``."""
         rows = self._read(
             "find interrupted parts",
             "SELECT id, owner, body FROM part WHERE status IN ('pending', 'running')",
         )
-        dead = [row for row in rows if row[1] != self._owner and not owners.is_alive(row[1])]
-        leases = self._read("read leases", "SELECT session_id, owner FROM lease")
-        dead_leases = [row[0] for row in leases if row[1] != self._owner and not owners.is_alive(row[1])]
-        if not dead and not dead_leases:
-            return []
-        # The command of a dead owner may still run (it has its own process group): stop it
-        # first, outside the transaction, if its record shows it is still that process.
-        parts = [(part_id, owner, _PART.validate_json(body)) for part_id, owner, body in dead]
-        killed = {
-            part_id
-            for part_id, _, part in parts
+        parts = [
+            (str(owner), part)
+            for _, owner, body in rows
+            if owner != self._owner and not owners.is_alive(owner)
+            for part in (_PART.validate_json(body),)
             if isinstance(part, ToolPart)
-            and orphans.stop_orphan(getattr(part.state, "metadata", {}).get("process"))
-        }
+        ]
+        leases = self._read("read leases", "SELECT session_id, owner FROM lease")
+        sessions = [str(row[0]) for row in leases if row[1] != self._owner and not owners.is_alive(row[1])]
+        return Orphans(parts, sessions)
+
+    def mark_interrupted(self, orphans: Orphans, killed: Collection[str] = ()) -> list[str]:
+        """Close what ``orphans`` found, in one transaction; returns the part ids marked.
+
+        Each part becomes ``error`` "interrupted" (live metadata such as the output so far
+        kept, plus ``metadata.interrupted = {"owner", "killed"}``, ``killed``: its id is in
+        ``killed``) unless another process already settled it; its assistant message, and
+        every unfinished assistant message of a session whose dead lease is dropped (a run
+        killed before the model's first reply), gets ``completed_ms`` and an
+        ``Interrupted`` error.
+        """
         end = now_ms()
         done: list[str] = []
         with self._tx("recover interrupted parts") as db:
-            for part_id, owner, part in parts:
-                if not isinstance(part, ToolPart):
-                    continue
+            for owner, part in orphans.parts:
+                row = db.execute("SELECT owner FROM part WHERE id=?", (part.id,)).fetchone()
+                if row is None or row[0] != owner:
+                    continue  # deleted, or settled by someone else meanwhile
                 state = part.state
                 metadata = dict(getattr(state, "metadata", {}))
-                metadata["interrupted"] = {"owner": owner, "killed": part_id in killed}
+                metadata["interrupted"] = {"owner": owner, "killed": part.id in killed}
                 failed = ToolFailed(
                     input=state.input,
                     error=INTERRUPTED,
@@ -441,11 +461,16 @@ class SessionStore(Reads):
                 fixed = part.model_copy(update={"state": failed})
                 db.execute(
                     "UPDATE part SET status='error', owner=NULL, body=? WHERE id=?",
-                    (fixed.model_dump_json(), part_id),
+                    (fixed.model_dump_json(), part.id),
                 )
                 self._interrupt_message(db, part.message_id, end)
-                done.append(part_id)
-            for session_id in dead_leases:
+                done.append(part.id)
+            for session_id in orphans.sessions:
+                rows = db.execute(
+                    "SELECT id FROM message WHERE session_id=? AND role='assistant'", (session_id,)
+                ).fetchall()
+                for (message_id,) in rows:
+                    self._interrupt_message(db, message_id, end)
                 db.execute("DELETE FROM lease WHERE session_id=?", (session_id,))
         return done
 
@@ -468,4 +493,4 @@ class SessionStore(Reads):
         db.execute("UPDATE message SET body=? WHERE id=?", (fixed.model_dump_json(), message_id))
 
 
-__all__ = ["INTERRUPTED", "SessionStore", "export_json"]
+__all__ = ["INTERRUPTED", "Orphans", "SessionStore", "export_json"]

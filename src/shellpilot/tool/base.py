@@ -7,12 +7,14 @@ permission engine or the store; a tool reaches them only through ``ToolContext``
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import BaseModel
+
+from shellpilot.permission.request import Ask, AskRequest, allow_all
 
 
 class ToolResult(BaseModel):
@@ -23,43 +25,8 @@ class ToolResult(BaseModel):
     metadata: dict[str, Any] = {}
 
 
-class Ask(Protocol):
-    """``await ask(permission, patterns, always, metadata, read_only=(), *, unanalysed=())``:
-    returns when allowed.
-
-    ``read_only`` lists the patterns the caller judged read-only from the parsed argv
-    (the default policy may allow those without a prompt). ``unanalysed`` lists the
-    patterns that are a whole command text asked because the scan was ``unknown``: no
-    allow rule but a catch-all ``*`` may allow them, and they are never remembered as
-    "always". Raises PermissionDenied, PermissionRejected or PermissionCorrected otherwise.
-    """
-
-    def __call__(
-        self,
-        permission: str,
-        patterns: Sequence[str],
-        always: Sequence[str],
-        metadata: Mapping[str, Any] | None = None,
-        read_only: Collection[str] = (),
-        *,
-        unanalysed: Collection[str] = (),
-    ) -> Awaitable[None]: ...
-
-
 MetadataFn = Callable[[str | None, Mapping[str, Any]], None]
 """``metadata(title, values)``: merge live values into the running tool part (cheap, coalesced)."""
-
-
-async def allow_all(
-    permission: str,
-    patterns: Sequence[str],
-    always: Sequence[str],
-    metadata: Mapping[str, Any] | None = None,
-    read_only: Collection[str] = (),
-    *,
-    unanalysed: Collection[str] = (),
-) -> None:
-    """An ``Ask`` that allows everything (for embedding and benchmarks)."""
 
 
 def _ignore_metadata(title: str | None, values: Mapping[str, Any]) -> None:
@@ -70,8 +37,8 @@ def _ignore_metadata(title: str | None, values: Mapping[str, Any]) -> None:
 class ToolContext:
     """Everything a tool may use while it runs: ask, live metadata, abort.
 
-    ``abort`` is set when the user cancels; ``ask`` goes to the permission service with
-    the session's rules already bound; ``metadata`` updates the live tool part.
+    ``abort`` is set when the user cancels; ``ask(AskRequest)`` goes to the permission
+    service with the session's rules already bound; ``metadata`` updates the live tool part.
     """
 
     session_id: str
@@ -103,3 +70,6 @@ class Tool(Protocol):
     async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
         """Run the call with validated ``params`` (an instance of ``parameters``)."""
         ...
+
+
+__all__ = ["Ask", "AskRequest", "MetadataFn", "Tool", "ToolContext", "ToolResult", "allow_all"]

@@ -1,11 +1,12 @@
-"""The ``bash`` tool: a model's shell command, joined parse -> scan -> ask -> run.
+"""The ``bash`` tool and ``run_gated``: the one place a command joins gate -> run.
 
-Owns: parameters, description rendering, workdir resolution and the order of the asks.
-Must not touch: how commands are scanned, judged or run (scanner/scan, permission, process/runner).
+Owns: parameters, description rendering, workdir resolution, running what the gate allowed.
+Must not touch: how commands are scanned, asked or judged (tool/gate.py) or run (process/runner).
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import platform
 import re
@@ -22,9 +23,10 @@ from shellpilot.ids import ascending
 from shellpilot.paths import tool_output_dir
 from shellpilot.process.detect import ShellChoice, detect_shell
 from shellpilot.process.output import OutputLimits
-from shellpilot.process.process_group import process_record
-from shellpilot.process.runner import resolve_timeout, run
+from shellpilot.process.process_group import ProcessRecord
+from shellpilot.process.runner import ShellResult, resolve_timeout, run
 from shellpilot.tool.base import ToolContext, ToolResult
+from shellpilot.tool.gate import GateVerdict, gate
 
 EnvHook = Callable[[str, str, Path], Mapping[str, str] | Awaitable[Mapping[str, str]]]
 """``shell.env`` hook: ``(session_id, call_id, cwd) -> extra variables`` (sync or async)."""
@@ -103,28 +105,44 @@ def render_description(config: Config, choice: ShellChoice, output_dir: Path) ->
     return re.sub(r"\{\{(\w+)\}\}", lambda m: values[m.group(1)], template).strip()
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or path.is_relative_to(folder)
+async def run_gated(
+    verdict: GateVerdict,
+    *,
+    shell: ShellChoice | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout_ms: int | None = None,
+    no_timeout: bool = False,
+    abort: asyncio.Event | None = None,
+    on_output: Callable[[str], None] | None = None,
+    on_data: Callable[[bytes], None] | None = None,
+    on_spawn: Callable[[int], None] | None = None,
+    limits: OutputLimits | None = None,
+    output_dir: Path | None = None,
+    call_id: str | None = None,
+    config: Config | None = None,
+) -> ShellResult:
+    """Run a command the gate let through (``tool.gate.gate``), in its plan's cwd: the one
+    join of gate -> run that the bash tool, shell blocks and the user's shell share.
 
-
-def _dir_glob(directory: str) -> str:
-    return directory if directory.endswith("*") else directory.rstrip("/") + "/*"
-
-
-def edit_patterns(writes: list[str], project_dir: Path) -> list[str]:
-    """The ``edit`` patterns for a scan's ``writes``: relative to the project when inside
-    it (``.`` for the project itself), absolute when outside, ``*`` kept (unknown place)."""
-    project = str(project_dir)
-    prefix = project.rstrip("/") + "/"
-    out: dict[str, None] = {}
-    for path in writes:
-        if path == project:
-            out["."] = None
-        elif path.startswith(prefix):
-            out[path[len(prefix) :]] = None
-        else:
-            out[path] = None
-    return list(out)
+    The options are ``process.runner.run``'s (``shell`` None: the configured or detected
+    shell); raises what it raises (InvalidTimeout, WorkdirNotFound, ShellNotFound, ToolError).
+    """
+    return await run(
+        verdict.plan.command,
+        cwd=verdict.plan.cwd,
+        shell=shell,
+        env=env,
+        timeout_ms=timeout_ms,
+        no_timeout=no_timeout,
+        abort=abort,
+        on_output=on_output,
+        on_data=on_data,
+        on_spawn=on_spawn,
+        limits=limits,
+        output_dir=output_dir,
+        call_id=call_id,
+        config=config,
+    )
 
 
 class ShellTool:
@@ -162,24 +180,6 @@ class ShellTool:
             raise WorkdirNotFound(str(resolved))
         return resolved
 
-    def outside_globs(self, workdir: Path, dirs: list[str], project_dir: Path) -> list[str]:
-        """``dir/*`` globs needing an ``external_directory`` ask: the workdir when outside the
-        project, then the scanner's dirs; the tool-output folder never needs one."""
-        if not dirs and workdir == project_dir:
-            return []
-        project = project_dir.resolve()
-        output = self.output_dir.resolve()
-        seen: set[Path] = set()
-        found: list[str] = []
-        candidates = [str(workdir)] if not _inside(workdir.resolve(), project) else []
-        for directory in [*candidates, *dirs]:
-            bare = Path(directory[:-2] if directory.endswith("/*") else directory).resolve()
-            if _inside(bare, output) or bare in seen:
-                continue
-            seen.add(bare)
-            found.append(_dir_glob(directory))
-        return found
-
     async def _env(self, ctx: ToolContext, cwd: Path) -> Mapping[str, str] | None:
         if self.env_hook is None:
             return None
@@ -189,62 +189,42 @@ class ShellTool:
         return extra
 
     async def execute(self, params: Any, ctx: ToolContext) -> ToolResult:
-        """Run one call: validate the timeout, resolve workdir, scan, ask
-        ``external_directory``, then ``edit`` for the paths the command writes
-        (``edit_patterns``; patterns and always alike), then ``bash`` (the whole command
-        too when the scan is ``unknown``), run with ``ctx.abort``, stream previews into
-        ``ctx.metadata`` (``"output"``) and, right after the spawn, the shell's
-        ``process_record`` (``"process"``: ``{"pid", "pgid", "start"}``) so that recovery
-        after a crash stops the command (``storage.orphan.stop_orphan``).
+        """Run one call: validate the timeout, resolve workdir, pass the gate
+        (``tool.gate.gate``: ``external_directory``, then ``edit`` for the files the command
+        writes, then ``bash``, the whole command too when the scan is ``unknown``), run with
+        ``ctx.abort`` (``run_gated``), stream previews into ``ctx.metadata`` (``"output"``)
+        and, right after the spawn, the shell's process record (``"process"``) so that
+        recovery after a crash stops the command.
 
         Raises InvalidTimeout, WorkdirNotFound, PermissionDenied/Rejected/Corrected (from
         ``ctx.ask``) before anything runs.
         """
-        from shellpilot.permission.readonly import is_read_only
-        from shellpilot.scanner.scan import scan
-
         call: ShellParams = params
         timeout_ms = resolve_timeout(call.timeout, self.config.shell)
-        project = ctx.project_dir
-        cwd = self.workdir(call.workdir, project)
-        found = scan(call.command, cwd=cwd, project_dir=project, shell=self.shell.name)
-        meta = {"command": call.command, "description": call.description, "workdir": str(cwd)}
-        outside = self.outside_globs(cwd, list(found.dirs), project)
-        if outside:
-            await ctx.ask("external_directory", outside, outside, meta)
-        writes = edit_patterns(found.writes, project)
-        if writes:
-            await ctx.ask("edit", writes, writes, meta)
-        patterns, always = list(found.patterns), list(found.always)
-        read_only: list[str] = []
-        if found.unknown:
-            patterns += [call.command] if call.command not in patterns else []
-            always += [call.command] if call.command not in always else []
-        else:
-            read_only = [
-                c.text
-                for c in found.commands
-                if is_read_only(
-                    list(c.argv), cwd=cwd, project_dir=project, text=c.text, readable=(self.output_dir,)
-                )
-            ]
-        if patterns:
-            unanalysed = [call.command] if found.unknown else []
-            reasons = {**meta, "reasons": list(found.reasons)}
-            await ctx.ask("bash", patterns, always, reasons, read_only, unanalysed=unanalysed)
+        cwd = self.workdir(call.workdir, ctx.project_dir)
+        verdict = await gate(
+            call.command,
+            cwd=cwd,
+            project_dir=ctx.project_dir,
+            caller="model",
+            ask=ctx.ask,
+            agent=ctx.agent,
+            shell=self.shell.name,
+            output_dir=self.output_dir,
+            metadata={"description": call.description, "workdir": str(cwd)},
+        )
 
         def on_output(preview: str) -> None:
             ctx.metadata(call.description, {"output": preview, "description": call.description})
 
         def on_spawn(pid: int) -> None:
-            # Crash recovery: a store opened after this process died kills the recorded group.
-            record = process_record(pid)
+            # Crash recovery: start-up recovery after this process died kills the recorded group.
+            record = ProcessRecord.of(pid)
             if record is not None:
-                ctx.metadata(None, {"process": record})
+                ctx.metadata(None, {"process": record.to_dict()})
 
-        result = await run(
-            call.command,
-            cwd=cwd,
+        result = await run_gated(
+            verdict,
             shell=self.shell,
             env=await self._env(ctx, cwd),
             timeout_ms=timeout_ms,
@@ -256,21 +236,9 @@ class ShellTool:
             config=self.config,
             on_spawn=on_spawn,
         )
+        metadata = result.part_metadata(verdict.plan.record())
         return ToolResult(
             title=call.description,
             output=result.output,
-            metadata={
-                "output": result.preview or result.output,
-                "exit": result.exit_code,
-                "signal": result.signal,
-                "description": call.description,
-                "truncated": result.truncated,
-                "output_path": result.output_path,
-                "spill_capped": result.spill_capped,
-                "timed_out": result.timed_out,
-                "aborted": result.aborted,
-                "duration_ms": result.duration_ms,
-                "background_pids": result.background_pids,
-                "scan": {"patterns": patterns, "dirs": outside, "writes": writes, "unknown": found.unknown},
-            },
+            metadata={**metadata, "description": call.description},
         )

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from shellpilot.agent.model import Agent, prompt_text
 from shellpilot.agent.registry import AgentRegistry
 from shellpilot.errors import AgentNotFound, ToolError
+from shellpilot.permission.request import AskRequest
 from shellpilot.tool.base import ToolContext, ToolResult
 
 BYPASS_AGENT_CHECK = "bypass_agent_check"
@@ -110,7 +111,7 @@ class TaskTool:
         bypass = bool(ctx.extra.get(BYPASS_AGENT_CHECK))
         agent = self._agent(p.subagent_type, any_mode=bypass)
         if not bypass:
-            await ctx.ask("task", [agent.name], [agent.name], {"description": p.description})
+            await ctx.ask(AskRequest("task", [agent.name], [agent.name], {"description": p.description}))
         caller_model = ctx.extra.get(CALLER_MODEL)
         model = agent.model or (caller_model if isinstance(caller_model, str) else None)
         request = SubtaskRequest(

@@ -1,7 +1,8 @@
 """Shared pieces of the command sources: the result type, file walking, field coercion.
 
-Owns: ``Loaded``, ``walk_files`` and the typed readers of frontmatter values.
-Must not touch: any one format's rules (markdown.py, gemini.py).
+Owns: ``Loaded``, ``walk_files`` (symlinks out of the folder skipped), ``read_text``
+(binary files skipped) and the typed readers of frontmatter values.
+Must not touch: any one format's rules (markdown.py, gemini.py, codex.py, claude.py).
 """
 
 from __future__ import annotations
@@ -34,34 +35,69 @@ FileParser = Callable[..., Loaded]
 warnings. Each directory loader takes one (``parse=``), so a cache can wrap it (command/cache.py)."""
 
 
-def walk_files(root: Path, suffix: str) -> list[tuple[str, Path]]:
+def escapes(path: Path, root: Path) -> LoadWarning | None:
+    """A warning when ``path`` resolves (through a symlink) outside ``root``, else None.
+
+    A command file, skill or prompt is read only from inside its own folder: a link to
+    ``~/.ssh/id_rsa`` or ``/etc/passwd`` in a cloned project must never reach a model.
+    A link that stays inside the folder (or a folder that is itself a link) is fine.
+    """
+    try:
+        target = path.resolve()
+        inside = target.is_relative_to(root.resolve())
+    except (OSError, RuntimeError):
+        return LoadWarning("skipped: cannot resolve the symlink", str(path))
+    if inside:
+        return None
+    return LoadWarning(f"skipped: a symlink to {target}, outside {root}", str(path))
+
+
+def walk_files(
+    root: Path, suffix: str, warnings: list[LoadWarning] | None = None, *, nested: bool = True
+) -> list[tuple[str, Path]]:
     """``(name, path)`` for every file under ``root`` ending in ``suffix``, sorted by name.
 
     ``name`` is the relative path without the suffix, ``/``-separated (``git/commit``).
-    A missing ``root`` yields nothing.
+    A missing ``root`` yields nothing; ``nested=False`` reads only its top level. A file
+    that resolves outside ``root`` through a symlink is skipped with a warning appended
+    to ``warnings`` (see ``escapes``); symlinked sub-folders are not followed.
     """
     found: list[tuple[str, Path]] = []
     base = str(root)
     for current, dirs, files in os.walk(base):
         dirs.sort()
+        if not nested:
+            dirs.clear()
         rel = os.path.relpath(current, base)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         folder = Path(current)  # joined per file below: half the cost of Path(current, file)
         for file in files:
             if file.endswith(suffix) and len(file) > len(suffix):
-                found.append((prefix + file[: -len(suffix)], folder / file))
+                path = folder / file
+                if path.is_symlink():
+                    problem = escapes(path, root)
+                    if problem is not None:
+                        if warnings is not None:
+                            warnings.append(problem)
+                        continue
+                found.append((prefix + file[: -len(suffix)], path))
     found.sort(key=lambda item: item[0])
     return found
 
 
 def read_text(path: Path) -> str | LoadWarning:
-    """The file's UTF-8 text, or a warning saying why it could not be read."""
+    """The file's UTF-8 text, or a warning saying why it could not be read (not UTF-8,
+    unreadable, or binary: a NUL byte never goes into a prompt)."""
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         return LoadWarning(f"skipped: not UTF-8 text (byte {exc.start})", str(path))
     except OSError as exc:
         return LoadWarning(f"skipped: cannot read ({exc.strerror})", str(path))
+    nul = text.find("\0")
+    if nul >= 0:
+        return LoadWarning(f"skipped: a binary file (NUL byte at offset {nul})", str(path))
+    return text
 
 
 def text_field(data: dict[str, Any], key: str, path: str, warnings: list[LoadWarning]) -> str | None:

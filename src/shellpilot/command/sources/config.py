@@ -17,13 +17,14 @@ from shellpilot.config.model import Config
 
 def _origins(sources: Sequence[Path]) -> dict[str, str]:
     """The last config file defining each ``command.<name>`` (later files win)."""
-    from shellpilot.config.load import parse_jsonc
+    from shellpilot.config.jsonc import read_jsonc
+    from shellpilot.errors import ConfigError
 
     origins: dict[str, str] = {}
     for path in sources:
         try:
-            data = parse_jsonc(path.read_text(encoding="utf-8"), path=str(path))
-        except Exception:  # the loader already validated these; a race is not our concern
+            _, data = read_jsonc(path)
+        except ConfigError:  # the loader already validated these; a race is not our concern
             continue
         section = data.get("command") if isinstance(data, dict) else None
         if isinstance(section, dict):

@@ -2,8 +2,8 @@
 
 Owns: TOML -> command (``prompt``, ``description``); ``{{args}}`` is the raw argument
 text, ``!{...}`` a shell block, ``@{...}`` a file (handled by the gemini syntax).
-``dir/name`` is also reachable as ``dir:name`` (Gemini's own spelling).
-Must not touch: precedence or expansion.
+Nested files are named ``dir:name`` (Gemini's own spelling), also reachable as
+``dir/name``. Must not touch: precedence or expansion.
 """
 
 from __future__ import annotations
@@ -15,11 +15,19 @@ from typing import Any
 
 from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.hints import hints
+from shellpilot.command.layout import unbalanced_brace_block
 from shellpilot.command.model import Command
 from shellpilot.command.sources.base import FileParser, Loaded, read_text, text_field, walk_files
 
 _AT_LINE = re.compile(r"at line (\d+)")
 _ASSIGN = re.compile(r"^[A-Za-z_][\w-]*\s*=")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_\-.]")
+
+
+def gemini_name(relative: str) -> str:
+    """Gemini CLI's name for ``dir/sub/name``: ``dir:sub:name``, each part with characters
+    other than letters, digits, ``_``, ``-`` and ``.`` replaced by ``_``."""
+    return ":".join(_UNSAFE.sub("_", part) for part in relative.split("/"))
 
 
 def _by_assignment(text: str) -> dict[str, Any]:
@@ -40,8 +48,11 @@ def _by_assignment(text: str) -> dict[str, Any]:
     return data
 
 
-def load_gemini_file(name: str, path: Path) -> Loaded:
-    """One command from one TOML file; a file without a usable ``prompt`` is skipped."""
+def load_gemini_file(name: str, path: Path, *, trusted: bool = True) -> Loaded:
+    """One command from one TOML file; a file without a usable ``prompt`` is skipped.
+
+    A ``!{`` whose braces never close stays text, with a warning (Gemini CLI refuses
+    to run such a command)."""
     loaded = Loaded()
     origin = str(path)
     text = read_text(path)
@@ -63,24 +74,36 @@ def load_gemini_file(name: str, path: Path) -> Loaded:
         loaded.warnings.append(LoadWarning('skipped: no "prompt" string', origin))
         return loaded
     template = prompt.strip()
+    if "\0" in template:
+        loaded.warnings.append(LoadWarning("skipped: a binary prompt (NUL byte)", origin))
+        return loaded
+    unbalanced = unbalanced_brace_block(template)
+    if unbalanced >= 0:
+        loaded.warnings.append(
+            LoadWarning(f"!{{ at offset {unbalanced} of the prompt never closes; it stays text", origin)
+        )
+    spelled = gemini_name(name)
     loaded.commands.append(
         Command(
-            name=name,
+            name=spelled,
             description=text_field(data, "description", origin, loaded.warnings),
             template=template,
             syntax="gemini",
             hints=hints(template, "gemini"),
             origin=origin,
-            aliases=[name.replace("/", ":")] if "/" in name else [],
+            aliases=[name] if name != spelled else [],
+            trusted=trusted,
+            directory=str(path.parent),
         )
     )
     return loaded
 
 
-def load_gemini_dir(root: Path, *, parse: FileParser = load_gemini_file) -> Loaded:
-    """Every ``**/*.toml`` under ``root`` (name = relative path without ``.toml``); each
-    file read by ``parse`` (``load_gemini_file`` or a cache around it)."""
+def load_gemini_dir(root: Path, *, trusted: bool = True, parse: FileParser = load_gemini_file) -> Loaded:
+    """Every ``**/*.toml`` under ``root`` (see ``gemini_name``); symlinks out of ``root``
+    are skipped with a warning; each file read by ``parse`` (``load_gemini_file`` or a
+    cache around it)."""
     loaded = Loaded()
-    for name, path in walk_files(root, ".toml"):
-        loaded.extend(parse(name, path))
+    for name, path in walk_files(root, ".toml", loaded.warnings):
+        loaded.extend(parse(name, path, trusted=trusted))
     return loaded

@@ -1,9 +1,9 @@
 """Markdown command files: shellpilot's own, OpenCode's and Claude Code's.
 
 Owns: ``**/*.md`` under a command directory -> commands. Formats (frontmatter fields):
-shellpilot and opencode (description, agent, model, subtask); claude (description,
-argument-hint, model, allowed-tools; ``dir/name`` also reachable as ``dir:name``).
-Must not touch: precedence or expansion.
+shellpilot and opencode (description, agent, model, subtask; nested ``dir/name``);
+claude (description, argument-hint, arguments, model, allowed-tools, disallowed-tools;
+nested ``dir:name``, also reachable as ``dir/name``). Must not touch: precedence or expansion.
 """
 
 from __future__ import annotations
@@ -15,46 +15,19 @@ from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.frontmatter import FrontmatterError, parse_markdown
 from shellpilot.command.hints import hints
 from shellpilot.command.model import Command
-from shellpilot.command.sources.base import (
-    FileParser,
-    Loaded,
-    bool_field,
-    list_field,
-    read_text,
-    text_field,
-    walk_files,
-)
+from shellpilot.command.sources.base import FileParser, Loaded, bool_field, read_text, text_field, walk_files
+from shellpilot.command.sources.claude import claude_fields, first_line
 
 MarkdownFlavour = Literal["shellpilot", "opencode", "claude"]
 
-DESCRIPTION_LIMIT = 100
-"""Characters of a Claude command body's first line used when it has no description."""
 
+def load_markdown_file(name: str, path: Path, flavour: MarkdownFlavour, *, trusted: bool = True) -> Loaded:
+    """One command from one file; an unusable file yields only a warning (path, line).
 
-def _first_line(body: str) -> str | None:
-    for line in body.splitlines():
-        text = line.strip().lstrip("#").strip()
-        if text:
-            return text[:DESCRIPTION_LIMIT]
-    return None
-
-
-def _claude_model(model: str | None) -> str | None:
-    """Claude names a bare model (``claude-3-5-haiku-latest``); we need ``provider/model``."""
-    if model is None or "/" in model:
-        return model
-    return f"anthropic/{model}"
-
-
-def _argument_hint(value: object, origin: str, warnings: list[LoadWarning]) -> str | None:
-    """Claude writes ``argument-hint: [pr-number]``, which YAML reads as a list: rebuild it."""
-    if isinstance(value, list):
-        return "[" + ", ".join(str(v) for v in value) + "]"
-    return text_field({"argument-hint": value}, "argument-hint", origin, warnings)
-
-
-def load_markdown_file(name: str, path: Path, flavour: MarkdownFlavour) -> Loaded:
-    """One command from one file; an unusable file yields only a warning (path, line)."""
+    ``name`` is the ``/``-separated relative path; Claude files are named ``dir:name``
+    (Claude Code's own spelling) with ``dir/name`` as an alias. ``trusted`` is False
+    for a file of a project whose config is not trusted (its ``allowed-tools`` are ignored).
+    """
     loaded = Loaded()
     origin = str(path)
     text = read_text(path)
@@ -69,29 +42,32 @@ def load_markdown_file(name: str, path: Path, flavour: MarkdownFlavour) -> Loade
     warnings = list(parsed.warnings)
     data = parsed.data
     description = text_field(data, "description", origin, warnings)
-    model = text_field(data, "model", origin, warnings)
     if flavour == "claude":
+        fields = claude_fields(data, parsed.body, path, warnings)
         command = Command(
-            name=name,
-            description=description or _first_line(parsed.body),
-            model=_claude_model(model),
+            name=name.replace("/", ":"),
+            description=description or first_line(parsed.body),
             template=parsed.body,
-            hints=hints(parsed.body),
+            hints=hints(parsed.body, fields["syntax"], fields["named_arguments"]),
             origin=origin,
-            argument_hint=_argument_hint(data.get("argument-hint"), origin, warnings),
-            allowed_tools=list_field(data, "allowed-tools"),
-            aliases=[name.replace("/", ":")] if "/" in name else [],
+            aliases=[name] if "/" in name else [],
+            trusted=trusted,
+            directory=str(path.parent),
+            **fields,
         )
     else:
         command = Command(
             name=name,
             description=description,
             agent=text_field(data, "agent", origin, warnings),
-            model=model,
+            model=text_field(data, "model", origin, warnings),
             subtask=bool_field(data, "subtask", origin, warnings),
             template=parsed.body,
-            hints=hints(parsed.body),
+            hints=hints(parsed.body, flavour),
             origin=origin,
+            syntax=flavour,
+            trusted=trusted,
+            directory=str(path.parent),
         )
     loaded.commands.append(command)
     loaded.warnings.extend(warnings)
@@ -99,11 +75,16 @@ def load_markdown_file(name: str, path: Path, flavour: MarkdownFlavour) -> Loade
 
 
 def load_markdown_dir(
-    root: Path, flavour: MarkdownFlavour = "shellpilot", *, parse: FileParser = load_markdown_file
+    root: Path,
+    flavour: MarkdownFlavour = "shellpilot",
+    *,
+    trusted: bool = True,
+    parse: FileParser = load_markdown_file,
 ) -> Loaded:
     """Every ``**/*.md`` under ``root`` (name = relative path without ``.md``), sorted;
-    each file read by ``parse`` (``load_markdown_file`` or a cache around it)."""
+    files that are symlinks out of ``root`` are skipped with a warning; each file read by
+    ``parse`` (``load_markdown_file`` or a cache around it)."""
     loaded = Loaded()
-    for name, path in walk_files(root, ".md"):
-        loaded.extend(parse(name, path, flavour))
+    for name, path in walk_files(root, ".md", loaded.warnings):
+        loaded.extend(parse(name, path, flavour, trusted=trusted))
     return loaded

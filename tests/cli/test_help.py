@@ -1,0 +1,44 @@
+"""``--help`` reads like a person wrote it: value names (COMMAND, --timeout MS), no type tags."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from shellpilot.cli.app import app
+
+COMMANDS = [
+    [],
+    ["shell"],
+    ["run"],
+    ["session"],
+    ["session", "list"],
+    ["session", "show"],
+    ["session", "export"],
+    ["session", "delete"],
+    ["command"],
+    ["command", "list"],
+    ["command", "show"],
+    ["command", "render"],
+]
+MARKER = re.compile(r"<[a-zA-Z_\[\]|, ]+>|\{[a-zA-Z_]+\}")
+
+
+@pytest.mark.parametrize("words", COMMANDS, ids=lambda w: " ".join(w) or "shellpilot")
+def test_help_has_no_type_markers(words: list[str]) -> None:
+    done = CliRunner().invoke(app, [*words, "--help"], env={"COLUMNS": "120"})
+    assert done.exit_code == 0, done.output
+    assert "Usage:" in done.output
+    assert MARKER.findall(done.output) == []
+
+
+def test_values_are_named_and_flags_are_bare() -> None:
+    shell = CliRunner().invoke(app, ["shell", "--help"], env={"COLUMNS": "120"}).output
+    assert re.search(r"Usage: .* shell \[OPTIONS\] COMMAND\s*$", shell, re.MULTILINE)
+    assert re.search(r"--timeout\s+MS\s+Kill the command", shell)
+    assert re.search(r"--continue\s+-c\s+Record in the latest session", shell)
+    run = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "120"}).output
+    assert "[OPTIONS] [MESSAGE...]" in run
+    assert re.search(r"--allow\s+PATTERN", run) and re.search(r"--model\s+-m\s+PROVIDER/MODEL", run)
