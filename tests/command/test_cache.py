@@ -184,3 +184,16 @@ def test_concurrent_writers_never_leave_a_broken_file(tree: Path, tmp_path: Path
     assert all(w.wait() == 0 for w in writers)
     assert not [p for p in target.parent.iterdir() if p.name.startswith(".tmp-")]  # no leftovers
     assert load(tree, data)[1].hits == 7 and seen > 0
+
+
+def test_a_parse_that_depends_on_folders_above_the_file_is_not_reused(project: Path, tmp_path: Path) -> None:
+    commands = project / "plugin" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "run.md").write_text("Run ${CLAUDE_PLUGIN_ROOT}/tool.sh $ARGUMENTS\n")
+    cache = ParseCache(tmp_path / "cache.json")
+    parse = cache.wrap(load_markdown_file)
+    first = parse("run", commands / "run.md", "claude")
+    assert first.commands[0].plugin_root == str(project / "plugin")
+    (project / ".claude-plugin").mkdir()  # the plugin's root is now the project itself
+    again = parse("run", commands / "run.md", "claude")
+    assert again.commands[0].plugin_root == str(project) and cache.hits == 0

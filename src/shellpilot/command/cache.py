@@ -67,8 +67,8 @@ class ParseCache:
     ``wrap(parse)`` is ``parse(name, path, *args, **kwargs) -> Loaded`` that returns the
     stored result when the same parser was called with the same arguments for the same path
     and the file's size, mtime and ctime (ns) are what they were; otherwise it parses and
-    stores. Only plain data is stored (commands with a text template, warnings), so a
-    result holding anything else is simply not cached. ``save()`` writes the entries used
+    stores. Only what depends on the file alone is stored (commands with a text template
+    and no plugin root, warnings); anything else is parsed every time. ``save()`` writes the entries used
     since the file was read (entries of files that are gone are dropped) to a temporary
     file and renames it over the old one: readers see one whole file or the other, and of
     two writers the last wins. The file is a JSON header line (version, a stamp of the
@@ -138,7 +138,10 @@ class ParseCache:
             self.misses += 1
             loaded = parse(name, path, *args, **kwargs)
             self._changed = True
-            if all(isinstance(c.template, str) for c in loaded.commands):
+            # Stored: plain results of the file alone. A command naming its plugin root also
+            # depends on the folders above the file (a ``.claude-plugin/`` added later), so
+            # it is parsed afresh each time.
+            if all(isinstance(c.template, str) and not c.plugin_root for c in loaded.commands):
                 warnings = [[w.message, w.path, w.line] for w in loaded.warnings]
                 self._new[group][key] = [*stamp, [_store(c) for c in loaded.commands], warnings]
             return loaded
