@@ -12,7 +12,8 @@ children's environment, and one warm-up run of each precedes the timed runs. CPU
 system, of the child and its own children) is printed beside wall time: on a shared machine it
 moves less with the load than wall time does.
 
-Usage: ``python benchmarks/startup.py [--runs N]`` (the shellpilot on ``sys.path`` is measured).
+Usage: ``python benchmarks/startup.py [--runs N] [--entry MODULE:FUNCTION]`` (the shellpilot on
+``sys.path`` is measured).
 """
 
 from __future__ import annotations
@@ -31,8 +32,14 @@ from pathlib import Path
 from shellpilot.testing import RecordedRequest, ScriptedModelServer, Turn
 
 PY = sys.executable
-SHELLPILOT = [PY, "-c", "import re, sys; from shellpilot.cli import main; sys.exit(main())"]
-"""What the installed ``shellpilot`` console script runs (pip's launcher imports re too)."""
+
+
+def _launcher(entry: str) -> list[str]:
+    """What pip's console script for ``module:function`` runs (its launcher imports re too)."""
+    module, function = entry.split(":")
+    return [PY, "-c", f"import re, sys; from {module} import {function}; sys.exit({function}())"]
+
+
 FLOOR_LABEL = 'python3 -c "import sys"'
 
 
@@ -61,7 +68,7 @@ def _median_ms(argv: list[str], env: dict[str, str], cwd: Path, runs: int) -> tu
     return statistics.median(times) * 1000, statistics.median(cpu) * 1000
 
 
-def _first_request_ms(env: dict[str, str], project: Path, runs: int) -> float:
+def _first_request_ms(shellpilot: list[str], env: dict[str, str], project: Path, runs: int) -> float:
     """Median time from spawning ``shellpilot run`` to its first request reaching the server."""
     arrivals: list[float] = []
 
@@ -73,7 +80,7 @@ def _first_request_ms(env: dict[str, str], project: Path, runs: int) -> float:
     with ScriptedModelServer() as server:
         config = {"provider": {"fake": server.provider_config("openai")}, "model": "fake/bench"}
         (project / "shellpilot.json").write_text(json.dumps(config))
-        argv = [*SHELLPILOT, "run", "hi", "--dir", str(project)]
+        argv = [*shellpilot, "run", "hi", "--dir", str(project)]
         for i in range(runs + 1):
             server.add(answer)
             started = time.perf_counter()
@@ -86,16 +93,23 @@ def _first_request_ms(env: dict[str, str], project: Path, runs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument(
+        "--entry",
+        default="shellpilot.cli:main",
+        help="the console script's module:function (pyproject [project.scripts]; older trees: "
+        "shellpilot.cli.app:main)",
+    )
     args = parser.parse_args()
+    shellpilot = _launcher(args.entry)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         project = base / "project"
         project.mkdir()
         env = _env(base)
         floor, floor_cpu = _median_ms([PY, "-c", "import sys"], env, project, args.runs)
-        version, version_cpu = _median_ms([*SHELLPILOT, "--version"], env, project, args.runs)
-        shell, shell_cpu = _median_ms([*SHELLPILOT, "shell", "true"], env, project, args.runs)
-        run = _first_request_ms(env, project, args.runs)
+        version, version_cpu = _median_ms([*shellpilot, "--version"], env, project, args.runs)
+        shell, shell_cpu = _median_ms([*shellpilot, "shell", "true"], env, project, args.runs)
+        run = _first_request_ms(shellpilot, env, project, args.runs)
     print(f"median of {args.runs} whole-process runs (bytecode cache on); wall time, then CPU time")
     print(f"{FLOOR_LABEL:<34} {floor:7.1f} ms  cpu {floor_cpu:6.1f} ms")
     print(
