@@ -17,7 +17,8 @@ SDK stream parsing), a bare spawn of ``bash -c true``, and what is left of each 
 without the model server's own time on its request (measured in the server) and the bare
 spawn: the loop's own overhead (target under 10 ms), which still holds this process's side
 of the HTTP exchange. ``model call`` is the time spent inside ``Provider.stream`` during the
-loop (request building included).
+loop (request building included). This process's CPU time per round is printed too: on a
+busy machine it is steadier than the wall time.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ from shellpilot.storage.store import SessionStore
 from shellpilot.testing import ToolCall, WireProtocol
 
 WINDOW = 20
+CPU_MS: dict[str, list[float]] = {}
+"""This process's CPU time per round (ms) of the last run of each protocol."""
 """Rounds compared at the start and at the end of the turn."""
 RATIO_TARGET = 1.2
 OVERHEAD_TARGET_MS = 10.0
@@ -156,11 +159,13 @@ async def loop_rounds(
             service, project_dir=root, providers=providers, tools=default_tools(cfg, data), shell="bash"
         )
         starts: list[float] = []
+        cpu_starts: list[float] = []
 
         def on_message(event: Event) -> None:
             message = getattr(event, "message", None)
             if isinstance(message, AssistantMessage) and message.completed_ms is None:
                 starts.append(time.perf_counter())
+                cpu_starts.append(time.process_time())
 
         bus.listen(on_message, ["message.updated"])
         session = service.create(root)
@@ -169,6 +174,7 @@ async def loop_rounds(
         await providers.aclose()
         store.close()
     times = [(b - a) * 1000 for a, b in itertools.pairwise(starts)][:rounds]
+    CPU_MS[protocol] = [(b - a) * 1000 for a, b in itertools.pairwise(cpu_starts)][:rounds]
     return times, timed.spent_ms[:rounds], server.spent_ms[:rounds]
 
 
@@ -216,6 +222,14 @@ async def bench(protocol: WireProtocol, rounds: int, root: Path, spawn: float) -
     _row(f"round, median of rounds {late}", tail)
     ok = "ok" if ratio <= RATIO_TARGET else "OVER"
     print(f"  {'ratio last / first':<58}{ratio:9.2f}    (target <= {RATIO_TARGET}: {ok})")
+    cpu = CPU_MS[protocol]
+    cpu_head, cpu_tail = (statistics.median(cpu[part]) for _, part in windows)
+    _row(f"CPU time of this process per round, rounds 1-{WINDOW}", cpu_head)
+    _row(
+        f"CPU time of this process per round, rounds {late}",
+        cpu_tail,
+        f"   (ratio {cpu_tail / cpu_head:.2f})",
+    )
     for label, part in windows:
         _row(f"model call inside the loop, rounds {label}", statistics.median(in_model[part]))
     for label, part in windows:
