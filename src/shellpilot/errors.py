@@ -30,6 +30,7 @@ the boundary that meets them (provider/, storage/, process/runner.py).
     |   +-- StorageFull                           (free_bytes, needed_bytes)
     +-- ToolError                        exit 1   a tool failed; the model sees the message
     |   +-- StructuredOutputError
+    |   +-- SandboxUnavailable                    (reason, fix) sandbox.required and none runs
     +-- Aborted                          exit 130 the user cancelled
 """
 
@@ -366,6 +367,19 @@ class StructuredOutputError(ToolError):
     """The model did not produce the structured output a prompt or command required."""
 
 
+class SandboxUnavailable(ToolError):
+    """A command had to run sandboxed (config ``sandbox.required``) but no sandbox can run
+    here; ``reason`` says why (no bwrap, user namespaces disabled...) and ``fix`` what to do."""
+
+    def __init__(self, reason: str, fix: str) -> None:
+        super().__init__(
+            f"The command was not run: the sandbox is required (sandbox.required) but cannot run "
+            f"here: {reason}. Fix: {fix}"
+        )
+        self.reason = reason
+        self.fix = fix
+
+
 class Aborted(ShellpilotError):
     """The user cancelled what was running."""
 
@@ -391,6 +405,7 @@ __all__ = [
     "PermissionUnanalysed",
     "ProviderError",
     "ProviderNotConfigured",
+    "SandboxUnavailable",
     "SessionBusy",
     "SessionError",
     "SessionNotFound",

@@ -45,3 +45,9 @@ def tool_output_dir(data: Path) -> Path:
 def store_path(data: Path) -> Path:
     """The SQLite session store file under a data dir."""
     return data / "shellpilot.db"
+
+
+def sandbox_tmp_dir(data: Path, session_id: str) -> Path:
+    """A session's sandbox temp dir (mounted at ``/tmp`` of its sandboxed commands), under a
+    data dir; deleted with the session."""
+    return data / "sandbox-tmp" / session_id

@@ -217,3 +217,35 @@ def test_cli_command_list_does_not_start_an_untrusted_mcp_server(project: Path) 
     done = _command_list(project, "--trust")
     assert marker.exists(), done.stderr
     assert "untrusted" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("user", "project_sandbox", "kept", "dropped"),
+    [
+        ({}, {"mode": "off"}, {}, ["sandbox.mode"]),
+        ({}, {"mode": "workspace-write"}, {}, ["sandbox.mode"]),
+        ({}, {"mode": "read-only"}, {"mode": "read-only"}, []),
+        ({"mode": "read-only"}, {"mode": "auto"}, {}, ["sandbox.mode"]),
+        ({"network": False}, {"network": True}, {}, ["sandbox.network"]),
+        ({}, {"network": False}, {"network": False}, []),
+        ({}, {"writable": ["~/.cache"]}, {}, ["sandbox.writable"]),
+        ({"writable": ["/a", "/b"]}, {"writable": ["/a"]}, {"writable": ["/a"]}, []),
+        ({"required": True}, {"required": False}, {}, ["sandbox.required"]),
+        ({}, {"required": True}, {"required": True}, []),
+        ({"protected": ["secrets"]}, {"protected": ["keys"]}, {"protected": ["secrets", "keys"]}, []),
+    ],
+)
+def test_an_untrusted_project_may_only_tighten_the_sandbox(
+    user: dict[str, Any], project_sandbox: dict[str, Any], kept: dict[str, Any], dropped: list[str]
+) -> None:
+    base = {"sandbox": user} if user else {}
+    out, said = strip_untrusted({"sandbox": project_sandbox}, base)
+    assert out["sandbox"] == kept and said == dropped
+
+
+def test_a_loosening_sandbox_key_is_ignored_and_named_when_loaded(project: Path, user_dir: Path) -> None:
+    write_json(user_dir / "shellpilot.json", {"sandbox": {"network": False}})
+    file = write_json(project / "shellpilot.json", {"sandbox": {"mode": "off", "network": True}})
+    loaded = load_config(project, config_dir=user_dir)
+    assert loaded.config.sandbox.mode == "auto" and loaded.config.sandbox.network is False
+    assert loaded.ignored == [f"sandbox.mode ({file})", f"sandbox.network ({file})"]

@@ -302,7 +302,10 @@ def test_ctrl_c_during_a_long_tool_call(
     project: Path, server: ScriptedModelServer, signum: signal.Signals, status: int
 ) -> None:
     configure(project, server, "openai")
-    long = bash("echo started; echo $$ > pid.txt; sleep 60; echo finished", timeout=120_000)
+    # A unique argument finds the sleep from outside (inside the sandbox's PID namespace $$
+    # is not the host's pid).
+    token = f"60.{os.getpid()}{signum.value}"
+    long = bash(f"echo started; echo $$ > pid.txt; sleep {token}; echo finished", timeout=120_000)
     server.add(Turn(tool_calls=[long]))
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
     proc = subprocess.Popen(
@@ -320,14 +323,26 @@ def test_ctrl_c_during_a_long_tool_call(
         seen += line
     while not (project / "pid.txt").exists() or not (project / "pid.txt").read_text().strip():
         time.sleep(0.02)
-    shell_pid = int((project / "pid.txt").read_text())
     proc.send_signal(signum)
     _, rest = proc.communicate(timeout=20)
     assert proc.returncode == status, seen + rest  # SIGTERM: 143, like `shellpilot shell`
     assert "\nfinished\n" not in seen + rest and "aborted" in rest
-    with pytest.raises(ProcessLookupError):
-        os.kill(shell_pid, 0)
+    assert _processes_running(f"sleep {token}") == []
     assert len(server.requests) == 1
+
+
+def _processes_running(cmdline: str) -> list[int]:
+    """Pids whose command line is exactly ``cmdline`` (argv joined by spaces)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+            except OSError:
+                continue
+            if b" ".join(argv).decode(errors="replace") == cmdline:
+                found.append(int(entry.name))
+    return found
 
 
 @pytest.mark.parametrize("protocol", BOTH)

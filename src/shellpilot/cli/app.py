@@ -1,9 +1,8 @@
 """The ``shellpilot`` command line: the typer app and where each sub-command lives.
 
-Owns: the top-level app, ``--version``, error display and exit codes, and the table of
-sub-commands, each loaded from its own module (shell_cmd, session_cmd, command_cmd,
-run_cmd; each exports ``register(app)``) only when it is run or help lists it. Must not
-touch: what a sub-command does; heavy SDKs are imported inside command functions.
+Owns: the top-level app, ``--version``, error display and exit codes, and ``SUBCOMMANDS``:
+each sub-command's module (``register(app)``) loads only when it runs or help lists it.
+Must not touch: what a sub-command does; heavy SDKs are imported inside command functions.
 """
 
 from __future__ import annotations
@@ -21,6 +20,8 @@ from shellpilot.errors import ShellpilotError
 SUBCOMMANDS: dict[str, str] = {
     "shell": "shellpilot.cli.shell_cmd",
     "run": "shellpilot.cli.run_cmd",
+    "sandbox": "shellpilot.cli.sandbox_cmd",
+    "doctor": "shellpilot.cli.doctor_cmd",
     "session": "shellpilot.cli.session_cmd",
     "command": "shellpilot.cli.command_cmd",
 }

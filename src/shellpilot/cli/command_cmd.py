@@ -233,6 +233,10 @@ class TerminalAsk:
 
         raise refusal(request, verdict, self.allow)
 
+    def denies_all(self, permission: str, /) -> bool:
+        """Whether the rules (and grants) deny ``permission`` outright (``RuleAware``)."""
+        return self.service.denies_all(permission, self.rules)
+
 
 def _print_expanded(out: ExpandedPrompt, decisions: list[str]) -> None:
     typer.echo(out.text)

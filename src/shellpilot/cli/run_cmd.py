@@ -142,17 +142,24 @@ class _NoTerminalReasons:
         from shellpilot.errors import PermissionRejected
 
         inner = self.service.asker(session_id, ruleset)
+        refusing, service, allowed = self.refusing, self.service, self.allowed
 
-        async def ask(request: AskRequest, /) -> None:
-            try:
-                await inner(request)
-            except PermissionRejected as exc:
-                if type(exc) is not PermissionRejected or not self.refusing():
-                    raise
-                verdict = self.service.check(request, ruleset)
-                raise refusal(request, verdict, self.allowed) from None
+        class Relabelled:
+            """``inner`` with the no-terminal reason; ``RuleAware`` like ``inner``."""
 
-        return ask
+            async def __call__(self, request: AskRequest, /) -> None:
+                try:
+                    await inner(request)
+                except PermissionRejected as exc:
+                    if type(exc) is not PermissionRejected or not refusing():
+                        raise
+                    verdict = service.check(request, ruleset)
+                    raise refusal(request, verdict, allowed) from None
+
+            def denies_all(self, permission: str, /) -> bool:
+                return inner.denies_all(permission)
+
+        return Relabelled()
 
 
 def _build_loop(

@@ -14,6 +14,7 @@ from shellpilot.config.model import (
     McpLocalConfig,
     McpRemoteConfig,
     ProviderConfig,
+    SandboxConfig,
     ShellConfig,
     ToolOutputConfig,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "McpLocalConfig",
     "McpRemoteConfig",
     "ProviderConfig",
+    "SandboxConfig",
     "ShellConfig",
     "ToolOutputConfig",
     "load_config",

@@ -172,7 +172,7 @@ def load_config(
                 assert project is not None
                 trusted = listed_as_trusted(project, merged.get("trusted_projects"))
             if not trusted:
-                data, dropped = strip_untrusted(data)
+                data, dropped = strip_untrusted(data, merged)
                 ignored += [f"{key} ({file})" for key in dropped]
             data = _take_rules(data, project_permission, project_agents)
         merged = _deep_merge(merged, data)

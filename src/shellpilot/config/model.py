@@ -57,6 +57,34 @@ class ToolOutputConfig(_Section):
     it is still counted and its tail still shown, but no longer written to the file."""
 
 
+SandboxMode = Literal["auto", "workspace-write", "read-only", "off"]
+
+
+class SandboxConfig(_Section):
+    """The ``sandbox`` section: which kernel-enforced sandbox a model's command runs in.
+
+    A project's own (untrusted) config may only tighten it (config/trust.py).
+    """
+
+    mode: SandboxMode = "auto"
+    """``auto`` (default): a command allowed because it was judged read-only, and every
+    command of an agent that denies ``edit``, runs ``read-only``; every other model command
+    (shell blocks of slash commands too) runs ``workspace-write``; the user's own
+    ``shellpilot shell`` runs unsandboxed. ``workspace-write`` / ``read-only`` apply that one
+    profile to every model command; ``off`` runs without a sandbox (permission rules only)."""
+    network: bool = True
+    """Whether ``workspace-write`` commands reach the network (``read-only`` never does)."""
+    writable: list[str] = Field(default_factory=list)
+    """More paths ``workspace-write`` commands may write (``~`` expanded; relative to the
+    project), besides the project, the tool-output folder and the session's temp dir."""
+    protected: list[str] = Field(default_factory=list)
+    """More paths that stay read-only inside writable ones (relative to the project or
+    absolute), besides ``.git/hooks``, ``.git/config``, ``shellpilot.json(c)`` and ``.shellpilot/``."""
+    required: bool = False
+    """True: refuse a command that should be sandboxed when the sandbox cannot run here
+    (the error names why and the fix). False: warn once per process and go on with rules alone."""
+
+
 class CommandConfig(_Section):
     """One entry of the ``command`` section: a slash command defined inline."""
 
@@ -151,6 +179,7 @@ class Config(_Section):
     schema_: str | None = Field(None, alias="$schema")
     shell: ShellConfig = Field(default_factory=ShellConfig)
     tool_output: ToolOutputConfig = Field(default_factory=ToolOutputConfig)
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     permission: PermissionConfig | None = None
     command: dict[str, CommandConfig] = Field(default_factory=dict)
     mcp: dict[str, McpConfig] = Field(default_factory=dict)

@@ -15,6 +15,8 @@ TRUST_ENV = "SHELLPILOT_TRUST_PROJECT"
 """Set to ``1`` to trust the project's own config files for this process."""
 
 _PROVIDER_ENDPOINT_KEYS = ("base_url", "api_key_env", "api_key")
+_MODE_STRICTNESS = {"off": 0, "workspace-write": 1, "auto": 2, "read-only": 3}
+"""How much each sandbox mode confines (higher = tighter); unknown values are left to validation."""
 
 
 def env_trusts(env: Mapping[str, str]) -> bool:
@@ -53,15 +55,58 @@ def _drop_allow(value: Any, where: str, dropped: list[str]) -> Any:
     return kept
 
 
-def strip_untrusted(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def _tighten_sandbox(value: Any, base: Any, dropped: list[str]) -> Any:
+    """An untrusted ``sandbox`` section reduced to what only tightens ``base`` (the
+    ``sandbox`` section merged from the files before it, or None).
+
+    ``mode`` stays only when it confines at least as much as the base mode (off <
+    workspace-write < auto < read-only); ``network: true`` and ``required: false`` are
+    dropped when the base says otherwise; ``writable`` stays only when every entry is
+    already in the base list; ``protected`` is added to the base list, never replacing it.
+    """
+    if not isinstance(value, dict):
+        return value
+    prior: dict[str, Any] = base if isinstance(base, dict) else {}
+    out = dict(value)
+    mode = _MODE_STRICTNESS.get(str(out.get("mode")))
+    prior_mode = _MODE_STRICTNESS.get(str(prior.get("mode", "auto")))
+    if mode is not None and prior_mode is not None and mode < prior_mode:
+        dropped.append("sandbox.mode")
+        del out["mode"]
+    if out.get("network") is True:
+        if prior.get("network", True) is not True:
+            dropped.append("sandbox.network")
+        del out["network"]
+    if out.get("required") is False:
+        if prior.get("required") is True:
+            dropped.append("sandbox.required")
+        del out["required"]
+    writable = out.get("writable")
+    if isinstance(writable, list):
+        known = prior.get("writable")
+        allowed: list[Any] = known if isinstance(known, list) else []
+        if any(entry not in allowed for entry in writable):
+            dropped.append("sandbox.writable")
+            del out["writable"]
+    protected = out.get("protected")
+    if isinstance(protected, list) and isinstance(prior.get("protected"), list):
+        out["protected"] = list(dict.fromkeys([*prior["protected"], *protected]))
+    return out
+
+
+def strip_untrusted(
+    data: dict[str, Any], base: Mapping[str, Any] | None = None
+) -> tuple[dict[str, Any], list[str]]:
     """Drop from one untrusted project file's data every key that could run code or loosen
-    prompts; return the rest and the dotted key paths dropped (in file order).
+    prompts or the sandbox; return the rest and the dotted key paths dropped (in file order).
 
     Dropped: every ``mcp`` server, ``shell.path`` (also a bare ``"shell": "..."``),
     ``shell.env``, ``provider.<name>.base_url/api_key_env/api_key``, ``trusted_projects``,
-    and each permission rule whose action is ``allow`` (top-level ``permission`` and
-    ``agent.<name>.permission``). ``deny``/``ask`` rules and everything else stay: a repo may
-    make things stricter, never looser. Pure: ``data`` is not modified.
+    each permission rule whose action is ``allow`` (top-level ``permission`` and
+    ``agent.<name>.permission``), and whatever of ``sandbox`` would loosen it compared with
+    ``base`` (the config data merged from the files read before this one; see
+    ``_tighten_sandbox``). ``deny``/``ask`` rules and everything else stay: a repo may make
+    things stricter, never looser. Pure: ``data`` and ``base`` are not modified.
     """
     out = dict(data)
     dropped: list[str] = []
@@ -114,6 +159,8 @@ def strip_untrusted(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
                     agent["permission"] = rest
             kept_agents[name] = agent
         out["agent"] = kept_agents
+    if "sandbox" in out:
+        out["sandbox"] = _tighten_sandbox(out["sandbox"], (base or {}).get("sandbox"), dropped)
     return out, dropped
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 
 def _texts(values: Iterable[str]) -> tuple[str, ...]:
@@ -78,8 +78,22 @@ class Ask(Protocol):
     def __call__(self, request: AskRequest, /) -> Awaitable[None]: ...
 
 
+@runtime_checkable
+class RuleAware(Protocol):
+    """An ``Ask`` that can also say, without asking anyone, whether its rules deny a
+    permission outright (``permission.rules.denies_all``). The shell gate uses it to run
+    every command of an agent that may not ``edit`` in a read-only sandbox."""
+
+    def denies_all(self, permission: str, /) -> bool: ...
+
+
+def denies_all(ask: object, permission: str) -> bool:
+    """``ask.denies_all(permission)`` for a ``RuleAware`` asker; False for any other."""
+    return isinstance(ask, RuleAware) and ask.denies_all(permission)
+
+
 async def allow_all(request: AskRequest, /) -> None:
     """An ``Ask`` that allows everything (for embedding, tests and benchmarks)."""
 
 
-__all__ = ["Ask", "AskRequest", "allow_all"]
+__all__ = ["Ask", "AskRequest", "RuleAware", "allow_all", "denies_all"]

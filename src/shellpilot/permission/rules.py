@@ -138,6 +138,17 @@ def evaluate(permission: str, pattern: str, rules: Sequence[Rule]) -> Rule:
     return project if tighter or as_tight else user
 
 
+def denies_all(permission: str, rules: Sequence[Rule]) -> bool:
+    """True when ``rules`` deny ``permission`` for every pattern: the rule deciding ``*`` is
+    a deny and no rule other than a built-in default allows any pattern of it (the plan
+    agent's ``"edit": "deny"``). Such an agent's shell commands run in a read-only sandbox."""
+    if evaluate(permission, "*", rules).action != "deny":
+        return False
+    return not any(
+        r.action == "allow" and r.source != "default" and match(permission, r.permission) for r in rules
+    )
+
+
 def merge(*rulesets: Iterable[Rule]) -> list[Rule]:
     """All rules of ``rulesets`` in one list, exact duplicates dropped (order kept).
 

@@ -32,8 +32,8 @@ from shellpilot.permission.events import (
     Reply,
 )
 from shellpilot.permission.grants import GrantStore
-from shellpilot.permission.request import Ask, AskRequest
-from shellpilot.permission.rules import Action, Rule, evaluate, merge
+from shellpilot.permission.request import AskRequest
+from shellpilot.permission.rules import Action, Rule, denies_all, evaluate, merge
 from shellpilot.permission.wildcard import match
 
 
@@ -320,14 +320,14 @@ class PermissionService:
             requests = [r for r in requests if r.session_id == session_id]
         return sorted(requests, key=lambda r: r.id)
 
-    def asker(self, session_id: str, ruleset: Iterable[Rule]) -> Ask:
+    def asker(self, session_id: str, ruleset: Iterable[Rule]) -> BoundAsk:
         """An ``Ask`` bound to a session and its rules: what ``ToolContext.ask`` is."""
-        rules = tuple(ruleset)
+        return BoundAsk(self, session_id, tuple(ruleset))
 
-        async def ask(request: AskRequest, /) -> None:
-            await self.ask(request, session_id=session_id, ruleset=rules)
-
-        return ask
+    def denies_all(self, permission: str, ruleset: Sequence[Rule]) -> bool:
+        """Whether ``ruleset`` plus this project's grants deny ``permission`` outright
+        (``rules.denies_all``), without asking anyone."""
+        return denies_all(permission, merge(ruleset, self._grants.rules()))
 
     def _session_entries(self, session_id: str) -> list[_Pending]:
         return [e for e in self._pending.values() if e.request.session_id == session_id]
@@ -342,6 +342,21 @@ class PermissionService:
                 reason=reason,
             )
         )
+
+
+class BoundAsk:
+    """``PermissionService.ask`` bound to one session and ruleset: an ``Ask`` (call it with
+    an ``AskRequest``) that is also ``RuleAware`` (``denies_all``)."""
+
+    def __init__(self, service: PermissionService, session_id: str, rules: tuple[Rule, ...]) -> None:
+        self.service, self.session_id, self.rules = service, session_id, rules
+
+    async def __call__(self, request: AskRequest, /) -> None:
+        await self.service.ask(request, session_id=self.session_id, ruleset=self.rules)
+
+    def denies_all(self, permission: str, /) -> bool:
+        """Whether this session's rules (and the grants) deny ``permission`` outright."""
+        return self.service.denies_all(permission, self.rules)
 
 
 def _settle(future: asyncio.Future[None], error: BaseException | None = None) -> None:

@@ -23,9 +23,12 @@ _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 WatchKind = Literal["auto", "pidfd", "thread"]
 
 
-def spawn(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+def spawn(
+    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], pass_fds: Sequence[int] = ()
+) -> subprocess.Popen[bytes]:
     """Start ``argv`` in its own session (so its pid is its process group and session id),
-    stdin from /dev/null, stdout and stderr merged into one pipe (their order is kept).
+    stdin from /dev/null, stdout and stderr merged into one pipe (their order is kept);
+    ``pass_fds`` stay open in the child (every other descriptor is closed).
 
     Raises OSError as Popen does (missing cwd or binary); the caller translates it.
     """
@@ -38,6 +41,7 @@ def spawn(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> subproce
         env=dict(env),
         start_new_session=True,
         close_fds=True,
+        pass_fds=tuple(pass_fds),
     )
     assert proc.stdout is not None
     with contextlib.suppress(OSError):  # a smaller pipe still works, only with more wake-ups

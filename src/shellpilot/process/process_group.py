@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 import time
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,32 +141,49 @@ def is_alive(pid: int) -> bool:
 
 
 def signal_group(leader: int, members: list[int], sig: signal.Signals) -> None:
-    """Send ``sig`` to the process group ``leader`` and to each of ``members`` (those that
-    left the group but stayed in the session); vanished processes are ignored."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(leader, sig)
+    """Send ``sig`` to the process group ``leader`` (none when ``leader`` is -1) and to each
+    of ``members`` (those that left the group); vanished processes are ignored."""
+    if leader > 0:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(leader, sig)
     for pid in members:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
 
 
-def _term_then_kill(leader: int, grace_s: float, present: list[int]) -> Generator[float, None, list[int]]:
+def _targets(leader: int, also: Callable[[], Iterable[int]] | None) -> list[int]:
+    found = set(group_members(leader))
+    if also is not None:
+        found.update(pid for pid in also() if is_alive(pid))
+    return sorted(found)
+
+
+def _term_then_kill(
+    leader: int,
+    grace_s: float,
+    present: list[int],
+    also: Callable[[], Iterable[int]] | None = None,
+    spare_leader: bool = False,
+) -> Generator[float, None, list[int]]:
     """THE TERM -> grace -> KILL sequence, written once: SIGTERM + SIGCONT to the group and
-    session of ``leader``, then SIGKILL to whatever is alive after ``grace_s`` seconds,
-    then up to ``_KILL_WAIT_S`` for the kernel to take them. Each ``yield`` asks its driver
+    session of ``leader`` and to ``also()`` (processes that escaped both, asked again at
+    every step), then SIGKILL to whatever is alive after ``grace_s`` seconds, then up to
+    ``_KILL_WAIT_S`` for the kernel to take them. ``spare_leader``: the leader itself gets
+    no SIGTERM (only the SIGKILL if it outlives the grace). Each ``yield`` asks its driver
     to sleep that many seconds before liveness (/proc) is read again; it returns the pids
     still alive at the end. ``terminate_group`` drives it with asyncio, ``terminate_group_now``
     with a blocking sleep (start-up recovery, outside any event loop)."""
-    alive = group_members(leader) or list(present)
+    alive = _targets(leader, also) or list(present)
     if not alive:
         return []
     for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, _KILL_WAIT_S)):
-        signal_group(leader, alive, sig)
-        if sig == signal.SIGTERM:
-            signal_group(leader, alive, signal.SIGCONT)
+        spared = spare_leader and sig == signal.SIGTERM
+        targets = [pid for pid in alive if pid != leader] if spared else alive
+        for each in (sig, signal.SIGCONT) if sig == signal.SIGTERM else (sig,):
+            signal_group(-1 if spared else leader, targets, each)
         deadline = time.monotonic() + wait_s
         while True:
-            alive = group_members(leader)
+            alive = _targets(leader, also)
             if not alive:
                 return []
             if time.monotonic() >= deadline:
@@ -175,16 +192,28 @@ def _term_then_kill(leader: int, grace_s: float, present: list[int]) -> Generato
     return alive
 
 
-async def terminate_group(leader: int, grace_s: float, *, present: list[int] | None = None) -> list[int]:
+async def terminate_group(
+    leader: int,
+    grace_s: float,
+    *,
+    present: list[int] | None = None,
+    also: Callable[[], Iterable[int]] | None = None,
+    spare_leader: bool = False,
+) -> list[int]:
     """SIGTERM (and SIGCONT, so stopped ones can act on it) to the group and session of
-    ``leader``; SIGKILL to whatever is still alive after ``grace_s`` seconds, checked by
-    real liveness (/proc), not by "a signal was sent". Grandchildren are included.
-    ``present``: pids known to be alive, signalled even when /proc lists no member.
+    ``leader`` and to the pids ``also()`` returns (processes that escaped both); SIGKILL to
+    whatever is still alive after ``grace_s`` seconds, checked by real liveness (/proc), not
+    by "a signal was sent". Grandchildren are included. ``present``: pids known to be
+    alive, signalled even when /proc lists no member.
+
+    ``spare_leader``: the leader gets no SIGTERM, only the SIGKILL if it outlives the grace
+    (bubblewrap as leader would die of SIGTERM at once and take its namespace down with
+    SIGKILL, leaving the command no time to clean up; it exits by itself when they do).
 
     Returns the pids still alive at the end (normally []; a process that left the
-    session with setsid cannot be found).
+    session with setsid and is not named by ``also`` cannot be found).
     """
-    steps = _term_then_kill(leader, grace_s, present or [])
+    steps = _term_then_kill(leader, grace_s, present or [], also, spare_leader)
     try:
         while True:
             await asyncio.sleep(next(steps))

@@ -24,10 +24,20 @@ from shellpilot.errors import InvalidTimeout, ShellNotFound, ToolError, WorkdirN
 from shellpilot.ids import ascending
 from shellpilot.paths import data_dir, tool_output_dir
 from shellpilot.process.abort import USER_ABORT, abort_reason
-from shellpilot.process.child import ExitWatch, WatchKind, spawn
+from shellpilot.process.child import ExitWatch, WatchKind
 from shellpilot.process.detect import ShellChoice, detect_shell
+from shellpilot.process.launch import launch, sandbox_notes, sandboxed
 from shellpilot.process.output import OutputBuffer, OutputLimits
 from shellpilot.process.process_group import group_members, terminate_group
+from shellpilot.process.sandbox import SandboxProfile, Wrapped
+from shellpilot.process.subreaper import (
+    RUN_ENV,
+    become_subreaper,
+    escaped,
+    reap_adopted,
+    reap_group,
+    run_token,
+)
 from shellpilot.process.text import PREVIEW_CHARS, LivePreview
 
 log = logging.getLogger(__name__)
@@ -69,7 +79,9 @@ class ShellResult:
     group still running after it returned; ``preview`` the last live preview text;
     ``pid`` the shell's pid (= its process group and session id; None if never started);
     ``spill_capped`` True when ``output_path`` stopped at ``tool_output.max_spill_bytes``
-    and so lacks the last part of the output.
+    and so lacks the last part of the output. ``sandbox`` names the profile the command ran
+    under (None: unsandboxed); ``sandbox_request`` what to ask for when the sandbox made it
+    fail (paths or ``network``; empty otherwise).
     """
 
     exit_code: int | None
@@ -89,6 +101,8 @@ class ShellResult:
     notes: list[str] = field(default_factory=list)
     pid: int | None = None
     spill_capped: bool = False
+    sandbox: str | None = None
+    sandbox_request: tuple[str, ...] = ()
 
     @property
     def success(self) -> bool:
@@ -100,7 +114,9 @@ class ShellResult:
         tool, shell blocks, the user's shell): ``output`` (the last preview, else the
         model-facing output), ``exit``, ``signal``, ``truncated``, ``output_path``,
         ``spill_capped``, ``timed_out``, ``aborted``, ``total_bytes``, ``duration_ms`` (ms),
-        ``background_pids``, ``shell`` and ``scan`` (what the gate saw, when given)."""
+        ``background_pids``, ``shell``, ``sandbox`` (the profile, None: none) with
+        ``sandbox_request`` (what to ask for after a sandbox denial) and ``scan`` (what the
+        gate saw, when given)."""
         metadata: dict[str, Any] = {
             "output": self.preview or self.output,
             "exit": self.exit_code,
@@ -114,6 +130,8 @@ class ShellResult:
             "duration_ms": self.duration_ms,
             "background_pids": list(self.background_pids),
             "shell": self.shell,
+            "sandbox": self.sandbox,
+            "sandbox_request": list(self.sandbox_request),
         }
         if scan is not None:
             metadata["scan"] = dict(scan)
@@ -215,9 +233,11 @@ async def _settle(future: asyncio.Future[Any], seconds: float) -> bool:
     return future.done()
 
 
-def _spawn_error(exc: OSError, choice: ShellChoice, cwd: Path) -> Exception:
+def _spawn_error(exc: OSError, choice: ShellChoice, cwd: Path, wrapped: Wrapped | None = None) -> Exception:
     if not cwd.is_dir():
         return WorkdirNotFound(str(cwd))
+    if wrapped is not None:
+        return ToolError(f"Could not start the sandbox ({wrapped.argv[0]}) in {cwd}: {exc}")
     if not os.access(choice.path, os.X_OK):
         return ShellNotFound(choice.path, str(exc))
     return ToolError(f"Could not start {choice.path} in {cwd}: {exc}")
@@ -253,6 +273,27 @@ def _outcome_notes(
     return []
 
 
+def _group_exists(leader: int) -> bool:
+    try:
+        os.killpg(leader, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def _namespace_gone(leader: int, seconds: float = 2.0) -> None:
+    """Wait (1 ms steps) until nothing of the sandbox's group is left; SIGKILL what is still
+    there after ``seconds`` (it was being killed already: its PID namespace's init died)."""
+    deadline = time.monotonic() + seconds
+    while _group_exists(leader) and not (reap_group(leader) and not _group_exists(leader)):
+        if time.monotonic() >= deadline:
+            await terminate_group(leader, 0, spare_leader=True)
+            return
+        await asyncio.sleep(0.001)
+
+
 async def _drive(
     proc: subprocess.Popen[bytes],
     protocol: _Reader,
@@ -260,12 +301,15 @@ async def _drive(
     timeout_ms: int | None,
     cfg: ShellConfig,
     exit_watch: WatchKind,
+    token: str,
+    sandboxed: bool,
 ) -> tuple[RunOutcome, int | None, list[int]]:
     """Read the pipe, race exit/abort/timeout, and stop the group on any way out but exit.
 
-    Returns ``(outcome, return code or None, background pids)``. The ``finally`` is the
-    one kill path: timeout, abort, cancellation of the caller or an error all pass there,
-    so no path leaves the group running or the pipe unread.
+    Returns ``(outcome, return code or None, background pids)``; the background pids
+    include processes of the run (marker ``token``) that left its group. The ``finally``
+    is the one kill path: timeout, abort, cancellation of the caller or an error all pass
+    there, so no path leaves the group (or what escaped it) running or the pipe unread.
     """
     loop = asyncio.get_running_loop()
     watch = ExitWatch(proc, exit_watch)
@@ -276,13 +320,27 @@ async def _drive(
         assert proc.stdout is not None
         transport, _ = await loop.connect_read_pipe(lambda: protocol, proc.stdout)
         outcome = await _race(watch.exited, abort, None if timeout_ms is None else timeout_ms / 1000)
-        if outcome is RunOutcome.EXITED and not await _settle(protocol.eof, cfg.drain_ms / 1000):
+        if outcome is RunOutcome.EXITED and sandboxed:
+            # bwrap reports the command's exit before its namespace is gone; the rest of
+            # the namespace is being killed (die-with-parent): wait for that, list nothing.
+            await _settle(protocol.eof, cfg.drain_ms / 1000)
+            await _namespace_gone(proc.pid)
+        elif outcome is RunOutcome.EXITED and not await _settle(protocol.eof, cfg.drain_ms / 1000):
             background = group_members(proc.pid)
         elif outcome is RunOutcome.EXITED:
             background = group_members(proc.pid, quick=True)
+        if outcome is RunOutcome.EXITED and not sandboxed:
+            gone = escaped(token, proc.pid)
+            background = sorted({*background, *(escaped(token, proc.pid, deep=True) if gone else ())})
     finally:
         if outcome is not RunOutcome.EXITED:
-            await terminate_group(proc.pid, cfg.kill_grace_ms / 1000)
+            await terminate_group(
+                proc.pid,
+                cfg.kill_grace_ms / 1000,
+                also=lambda: escaped(token, proc.pid, deep=True),
+                spare_leader=sandboxed,
+            )
+            reap_adopted()
             await _settle(watch.exited, _EXIT_WAIT_S)
             if transport is not None:
                 await _settle(protocol.eof, cfg.drain_ms / 1000)
@@ -313,6 +371,7 @@ async def run(
     on_data: Callable[[bytes], None] | None = None,
     exit_watch: WatchKind = "auto",
     on_spawn: Callable[[int], None] | None = None,
+    sandbox: SandboxProfile | None = None,
 ) -> ShellResult:
     """Run ``command`` with the chosen shell as ``<shell> -c -- <command>`` (one argv string).
 
@@ -332,8 +391,16 @@ async def run(
     process-group id), so a caller can record it for crash recovery; an exception from it
     is logged and does not stop the command.
 
-    Raises InvalidTimeout before anything runs; WorkdirNotFound, ShellNotFound or
-    ToolError if the process cannot start.
+    ``sandbox``: run inside bubblewrap with that profile (``process/sandbox.py``); the
+    sandbox is the group leader and its PID namespace dies with it, so a timeout or abort
+    takes everything the command started. When bubblewrap cannot run here the command runs
+    without it (one warning per process), unless the profile is ``required``. A failure the
+    sandbox caused gets a note saying what it blocked (``process/denial.py``). Without a
+    sandbox this process becomes a child subreaper, so processes that leave the group
+    (``setsid``) are still listed in ``background_pids`` and killed on timeout and abort.
+
+    Raises InvalidTimeout before anything runs; SandboxUnavailable (a required sandbox that
+    cannot run); WorkdirNotFound, ShellNotFound or ToolError if the process cannot start.
     """
     cfg = config if config is not None else Config()
     timeout = None if no_timeout else resolve_timeout(timeout_ms, cfg.shell)
@@ -353,19 +420,34 @@ async def run(
     background: list[int] = []
     returncode: int | None = None
     pid: int | None = None
+    wrapped: Wrapped | None = None
     if abort is None or not abort.is_set():
+        token = run_token()
+        child_env = build_env(cfg.shell, {**(env or {}), RUN_ENV: token})
+        argv = choice.argv(command)
         try:
-            proc = spawn(choice.argv(command), cwd=workdir, env=build_env(cfg.shell, env))
+            wrapped = sandboxed(sandbox, argv, workdir)
+        except BaseException:
+            buffer.close()
+            raise
+        # Unsandboxed: to catch what leaves the group. Sandboxed: bwrap's init outlives bwrap
+        # for a moment and is re-parented to us, so we reap it at once (not some slow init).
+        become_subreaper()
+        reap_adopted()
+        try:
+            proc = launch(wrapped, argv, workdir, child_env)
         except OSError as exc:
             buffer.close()
-            raise _spawn_error(exc, choice, workdir) from exc
+            raise _spawn_error(exc, choice, workdir, wrapped) from exc
         pid = proc.pid
         if on_spawn is not None:
             try:
                 on_spawn(pid)
             except Exception:
                 log.exception("on_spawn callback failed")
-        outcome, returncode, background = await _drive(proc, protocol, abort, timeout, cfg.shell, exit_watch)
+        outcome, returncode, background = await _drive(
+            proc, protocol, abort, timeout, cfg.shell, exit_watch, token, wrapped is not None
+        )
     final_preview = ""
     if protocol.preview is not None:  # None too when the callback failed earlier
         try:
@@ -387,6 +469,12 @@ async def run(
             + ", ".join(str(p) for p in background)
             + "."
         )
+    request: tuple[str, ...] = ()
+    if wrapped is not None and sandbox is not None:
+        extra, request = sandbox_notes(
+            sandbox, wrapped, captured.text, workdir, bool(exit_code) and outcome is RunOutcome.EXITED
+        )
+        notes += extra
     output = captured.text
     if notes:
         output = output.rstrip("\n") + "\n\n<shell_metadata>\n" + "\n".join(notes) + "\n</shell_metadata>"
@@ -408,4 +496,6 @@ async def run(
         notes=notes,
         pid=pid,
         spill_capped=captured.spill_capped,
+        sandbox=sandbox.name if wrapped is not None and sandbox is not None else None,
+        sandbox_request=request,
     )

@@ -10,6 +10,7 @@ import asyncio
 import builtins
 import contextlib
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from shellpilot.errors import (
     ToolError,
     UsageError,
 )
-from shellpilot.paths import tool_output_dir
+from shellpilot.paths import sandbox_tmp_dir, tool_output_dir
 from shellpilot.process.abort import abort_reason
 from shellpilot.session.models import (
     AssistantMessage,
@@ -139,16 +140,31 @@ class SessionService:
 
         The full-output (spill) files their tool parts name in ``metadata.output_path`` go
         too, but only files inside ``<data>/tool-output/``: a path elsewhere is left alone.
+        So do their sandbox temp dirs (``paths.sandbox_tmp_dir``, the ``/tmp`` of their
+        sandboxed commands).
         """
         self.run_state.assert_not_busy(session_id)
         if self.store.lease_holder(session_id) is not None:
             raise SessionBusy(session_id)
         spills = self._spill_files(session_id)
+        temps = [sandbox_tmp_dir(self.data_dir, sid) for sid in self._family(session_id)]
         self.writer.delete_session(session_id)
         for path in spills:
             # The session is gone either way; retention removes a file that could not go now.
             with contextlib.suppress(OSError):
                 path.unlink(missing_ok=True)
+        for folder in temps:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _family(self, session_id: str) -> builtins.list[str]:
+        """The session's id and those of all its descendants (subtask sessions)."""
+        found: builtins.list[str] = []
+        todo = [session_id]
+        while todo:
+            current = todo.pop()
+            found.append(current)
+            todo.extend(child.id for child in self.store.children(current))
+        return found
 
     def _spill_files(self, session_id: str) -> builtins.list[Path]:
         """Spill files named by the tool parts of the session and its descendants, kept only

@@ -1,22 +1,31 @@
 """The shell gate: what one command line must be allowed before it runs, asked in order.
 
 Owns: scan -> ``ShellPlan`` (outside dirs, writes, patterns, the one read-only judgement)
--> the asks ``external_directory``, ``edit``, ``bash`` -> ``GateVerdict``. Must not touch:
-rule evaluation (the ``Ask`` decides), running processes (``tool.shell.run_gated`` does).
+-> the asks ``external_directory``, ``edit``, ``bash`` -> ``GateVerdict`` with the sandbox
+the verdict earns, and the ``sandbox`` asks that widen it. Must not touch: rule evaluation
+(the ``Ask`` decides), running processes (``tool.shell.run_gated`` does).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from shellpilot.permission.request import Ask, AskRequest
+from shellpilot.errors import UsageError
+from shellpilot.permission.request import Ask, AskRequest, denies_all
 
 Caller = Literal["model", "block", "user"]
 """Who wants the command run: the model's ``bash`` tool, a command template's shell block,
 or the user's own direct shell (``shellpilot shell``), which is never asked about."""
+SandboxKind = Literal["off", "read-only", "workspace-write"]
+"""The sandbox a verdict earns (config ``sandbox.mode`` may still override it)."""
+NETWORK = "network"
+"""The ``sandbox`` ask's pattern for turning the network on."""
+UNSANDBOXED = "unsandboxed"
+"""The ``sandbox`` ask's pattern for running without any sandbox (never granted "always")."""
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -143,14 +152,21 @@ class GateVerdict:
     order, each of which was allowed (none for ``caller == "user"``).
 
     ``read_only``: allowed as a read-only line (``ShellPlan.judged_read_only``): the
-    default policy let it pass without a prompt. Attach per-command run choices (such as
-    a sandbox profile) here: ``tool.shell.run_gated`` runs every verdict.
+    default policy let it pass without a prompt. ``sandbox``: the profile the verdict
+    earns: ``off`` for the user's own shell; ``read-only`` for a line judged read-only and
+    for every line of an agent whose rules deny ``edit`` outright (``agent_read_only``,
+    e.g. ``plan``); ``workspace-write`` for every other model or block command.
+    ``grants``: what ``escalate`` got allowed on top (absolute paths made writable, or
+    ``network``). ``tool.shell.run_gated`` runs every verdict with its profile.
     """
 
     plan: ShellPlan
     caller: Caller
     agent: str | None = None
     asked: tuple[AskRequest, ...] = ()
+    sandbox: SandboxKind = "off"
+    agent_read_only: bool = False
+    grants: tuple[str, ...] = ()
 
     @property
     def read_only(self) -> bool:
@@ -224,7 +240,63 @@ async def admit(
     asked = plan.asks(metadata)
     for request in asked:
         await ask(request)
-    return GateVerdict(plan, caller, agent, asked)
+    agent_read_only = denies_all(ask, "edit")
+    kind: SandboxKind = "read-only" if plan.judged_read_only or agent_read_only else "workspace-write"
+    return GateVerdict(plan, caller, agent, asked, kind, agent_read_only)
+
+
+def escalation_targets(requested: Sequence[str], cwd: Path) -> list[str]:
+    """What a ``sandbox_allow`` list asks for: ``network`` and ``unsandboxed`` as is; each path made absolute
+    (``~`` expanded, relative to ``cwd``) and, when it does not exist, replaced by its
+    nearest existing parent (a bind mount needs an existing source), so the ask names
+    exactly what would become writable. Raises UsageError for an empty entry."""
+    from shellpilot.process.denial import grantable
+
+    out: dict[str, None] = {}
+    for entry in requested:
+        text = entry.strip()
+        if not text:
+            raise UsageError('sandbox_allow entries must be paths or "network"; got an empty one.')
+        if text.lower() in (NETWORK, UNSANDBOXED):
+            out[text.lower()] = None
+            continue
+        path = Path(os.path.expanduser(text))
+        path = Path(os.path.normpath(path if path.is_absolute() else cwd / path))
+        out[str(grantable(path))] = None
+    return list(out)
+
+
+async def escalate(
+    verdict: GateVerdict,
+    requested: Sequence[str],
+    *,
+    ask: Ask,
+    metadata: Mapping[str, Any] | None = None,
+) -> GateVerdict:
+    """Ask for a wider sandbox than ``verdict`` earned: for the paths of ``requested``
+    (see ``escalation_targets``) first ``edit`` (so an agent that may not edit, or a deny
+    rule on the path, refuses at once; ``unsandboxed`` asks ``edit`` for ``*``), then one
+    ``sandbox`` ask with the paths, ``network`` and/or ``unsandboxed`` (an "always" answer
+    grants each path and what lies below it, or the network, for the project; running
+    unsandboxed is only ever granted once). Returns the verdict with ``grants``; an
+    unsandboxed verdict is returned as is.
+
+    Raises PermissionDenied / PermissionRejected / PermissionCorrected from ``ask``,
+    UsageError for an empty entry.
+    """
+    targets = escalation_targets(requested, verdict.plan.cwd)
+    if not targets or verdict.sandbox == "off":
+        return verdict
+    meta = {"command": verdict.plan.command, **(metadata or {})}
+    paths = [t for t in targets if t not in (NETWORK, UNSANDBOXED)]
+    edits = [*paths, *(["*"] if UNSANDBOXED in targets else [])]
+    if edits:
+        await ask(AskRequest("edit", edits, paths, meta))
+    always = [
+        a for t in targets if t != UNSANDBOXED for a in ((t,) if t == NETWORK else (t, t.rstrip("/") + "/*"))
+    ]
+    await ask(AskRequest("sandbox", targets, always, {**meta, "sandbox": verdict.sandbox}))
+    return replace(verdict, grants=tuple(dict.fromkeys([*verdict.grants, *targets])))
 
 
 async def gate(
@@ -249,11 +321,16 @@ async def gate(
 
 
 __all__ = [
+    "NETWORK",
+    "UNSANDBOXED",
     "Caller",
     "GateVerdict",
+    "SandboxKind",
     "ShellPlan",
     "admit",
     "edit_patterns",
+    "escalate",
+    "escalation_targets",
     "gate",
     "outside_globs",
     "plan_command",

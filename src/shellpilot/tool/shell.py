@@ -8,25 +8,30 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import platform
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from shellpilot.config.model import Config
 from shellpilot.errors import WorkdirNotFound
 from shellpilot.ids import ascending
-from shellpilot.paths import tool_output_dir
+from shellpilot.paths import data_dir, sandbox_tmp_dir, tool_output_dir
+from shellpilot.permission.wildcard import has_wildcard
 from shellpilot.process.detect import ShellChoice, detect_shell
 from shellpilot.process.output import OutputLimits
 from shellpilot.process.process_group import ProcessRecord
 from shellpilot.process.runner import ShellResult, resolve_timeout, run
 from shellpilot.tool.base import ToolContext, ToolResult
-from shellpilot.tool.gate import GateVerdict, gate
+from shellpilot.tool.gate import NETWORK, UNSANDBOXED, GateVerdict, escalate, gate
+
+if TYPE_CHECKING:
+    from shellpilot.process.sandbox import SandboxProfile
 
 EnvHook = Callable[[str, str, Path], Mapping[str, str] | Awaitable[Mapping[str, str]]]
 """``shell.env`` hook: ``(session_id, call_id, cwd) -> extra variables`` (sync or async)."""
@@ -55,6 +60,14 @@ class ShellParams(BaseModel):
             "Clear, concise description of what this command does in 5-10 words, e.g. "
             "'Lists files in current directory', 'Shows working tree status'"
         )
+    )
+    sandbox_allow: list[str] | None = Field(
+        None,
+        description=(
+            'Only after the sandbox blocked this command: the paths it must write, "network", or '
+            '"unsandboxed" (no sandbox at all, e.g. for a server that must outlive the call), as the '
+            "sandbox note suggested. The user is asked to approve them."
+        ),
     )
 
 
@@ -86,6 +99,16 @@ def _chain_hint(choice: ShellChoice) -> str:
     return "`cmd1 && cmd2` (use `;` only when a failure of the first does not matter)"
 
 
+def _sandbox_text(config: Config) -> str:
+    """The description's sandbox section (package data ``prompts/bash_sandbox.txt``); empty
+    when config ``sandbox.mode`` is ``off``."""
+    if config.sandbox.mode == "off":
+        return ""
+    text = resources.files("shellpilot").joinpath("prompts/bash_sandbox.txt").read_text(encoding="utf-8")
+    network = "" if config.sandbox.network else ", with no network"
+    return text.replace("{{network}}", network).strip() + "\n\n"
+
+
 def render_description(config: Config, choice: ShellChoice, output_dir: Path) -> str:
     """The tool description for this shell, platform and config (package data ``prompts/bash.txt``)."""
     template = resources.files("shellpilot").joinpath("prompts/bash.txt").read_text(encoding="utf-8")
@@ -101,8 +124,64 @@ def render_description(config: Config, choice: ShellChoice, output_dir: Path) ->
         "max_bytes": str(config.tool_output.max_bytes),
         "tool_output_dir": str(output_dir),
         "chain_hint": _chain_hint(choice),
+        "sandbox": _sandbox_text(config),
     }
     return re.sub(r"\{\{(\w+)\}\}", lambda m: values[m.group(1)], template).strip()
+
+
+ESCALATION_HINT = 'call bash again with the same command and "sandbox_allow": {request} (the user is asked)'
+"""How a model asks for more, named in a sandbox denial note (``{request}``: a JSON list)."""
+
+
+def sandbox_profile(
+    verdict: GateVerdict,
+    config: Config,
+    *,
+    output_dir: Path,
+    tmp_dir: Path | None = None,
+    hint: str = "",
+) -> SandboxProfile | None:
+    """The sandbox ``verdict`` runs in under config ``sandbox`` (None: unsandboxed).
+
+    ``mode`` ``auto`` takes the verdict's own choice (``GateVerdict.sandbox``); ``read-only``
+    and ``workspace-write`` apply to every model and block command, except that an agent
+    that may not edit always stays read-only; ``off`` (or the user's own shell) runs none.
+    Read-only keeps the project and ``output_dir`` visible; workspace-write makes them
+    writable. Both mount ``tmp_dir`` (the session's temp dir, None: a fresh one) at ``/tmp``.
+    What the gate asked about stays possible: the outside directories it asked
+    ``external_directory`` for stay visible, and the outside files it asked ``edit`` for
+    (workspace-write) become writable (the file, or its nearest existing parent).
+    ``verdict.grants`` widen the result (paths writable, ``network``; ``unsandboxed``: none).
+    """
+    from shellpilot.process.denial import grantable
+    from shellpilot.process.sandbox import TMP, read_only_profile, widened, workspace_profile
+
+    settings = config.sandbox
+    kind = verdict.sandbox
+    if kind == "off" or settings.mode == "off" or UNSANDBOXED in verdict.grants:
+        return None
+    if settings.mode == "read-only" or verdict.agent_read_only:
+        kind = "read-only"
+    elif settings.mode == "workspace-write":
+        kind = "workspace-write"
+    plan = verdict.plan
+    project = plan.project_dir
+    outside = [Path(glob[:-2] if glob.endswith("/*") else glob) for glob in plan.outside]
+    paths = [Path(g) for g in verdict.grants if g != NETWORK]
+    if kind == "read-only":
+        readable = (output_dir, *outside)
+        profile = read_only_profile(
+            project, readable=readable, tmp_dir=tmp_dir, required=settings.required, hint=hint
+        )
+    else:
+        profile = workspace_profile(
+            project, output_dir=output_dir, tmp_dir=tmp_dir, settings=settings, readable=outside, hint=hint
+        )
+        written = [grantable(Path(w)) for w in plan.writes if os.path.isabs(w) and not has_wildcard(w)]
+        # /tmp inside the sandbox is its own (the session's), never the host's.
+        paths = [*(p for p in written if p != TMP), *paths]
+    network = NETWORK in verdict.grants
+    return widened(profile, paths, network=network) if paths or network else profile
 
 
 async def run_gated(
@@ -120,13 +199,21 @@ async def run_gated(
     output_dir: Path | None = None,
     call_id: str | None = None,
     config: Config | None = None,
+    sandbox_tmp: Path | None = None,
+    sandbox_hint: str = "",
 ) -> ShellResult:
-    """Run a command the gate let through (``tool.gate.gate``), in its plan's cwd: the one
-    join of gate -> run that the bash tool, shell blocks and the user's shell share.
+    """Run a command the gate let through (``tool.gate.gate``), in its plan's cwd, inside
+    the sandbox its verdict earned (``sandbox_profile``; ``sandbox_tmp``: the session's temp
+    dir; ``sandbox_hint``: how the caller may ask for more): the one join of gate -> run
+    that the bash tool, shell blocks and the user's shell share.
 
     The options are ``process.runner.run``'s (``shell`` None: the configured or detected
-    shell); raises what it raises (InvalidTimeout, WorkdirNotFound, ShellNotFound, ToolError).
+    shell); raises what it raises (InvalidTimeout, SandboxUnavailable, WorkdirNotFound,
+    ShellNotFound, ToolError).
     """
+    cfg = config if config is not None else Config()
+    folder = output_dir if output_dir is not None else tool_output_dir(data_dir())
+    profile = sandbox_profile(verdict, cfg, output_dir=folder, tmp_dir=sandbox_tmp, hint=sandbox_hint)
     return await run(
         verdict.plan.command,
         cwd=verdict.plan.cwd,
@@ -142,6 +229,7 @@ async def run_gated(
         output_dir=output_dir,
         call_id=call_id,
         config=config,
+        sandbox=profile,
     )
 
 
@@ -158,6 +246,7 @@ class ShellTool:
 
     def __init__(self, config: Config, data_dir: Path, env_hook: EnvHook | None = None) -> None:
         self.config = config
+        self.data_dir = data_dir
         self.shell = detect_shell(configured=config.shell.path)
         self.output_dir = tool_output_dir(data_dir)
         self.limits = OutputLimits.from_config(config.tool_output)
@@ -202,6 +291,7 @@ class ShellTool:
         call: ShellParams = params
         timeout_ms = resolve_timeout(call.timeout, self.config.shell)
         cwd = self.workdir(call.workdir, ctx.project_dir)
+        meta = {"description": call.description, "workdir": str(cwd)}
         verdict = await gate(
             call.command,
             cwd=cwd,
@@ -211,8 +301,10 @@ class ShellTool:
             agent=ctx.agent,
             shell=self.shell.name,
             output_dir=self.output_dir,
-            metadata={"description": call.description, "workdir": str(cwd)},
+            metadata=meta,
         )
+        if call.sandbox_allow:
+            verdict = await escalate(verdict, call.sandbox_allow, ask=ctx.ask, metadata=meta)
 
         def on_output(preview: str) -> None:
             ctx.metadata(call.description, {"output": preview, "description": call.description})
@@ -235,6 +327,8 @@ class ShellTool:
             call_id=f"{ascending('tool')}_{ctx.call_id}",
             config=self.config,
             on_spawn=on_spawn,
+            sandbox_tmp=sandbox_tmp_dir(self.data_dir, ctx.session_id),
+            sandbox_hint=ESCALATION_HINT,
         )
         metadata = result.part_metadata(verdict.plan.record())
         return ToolResult(

@@ -1,0 +1,316 @@
+"""Sandbox profiles and the bubblewrap argv that enforces one around a shell command.
+
+Owns: what ``read-only`` and ``workspace-write`` let a command write, read and reach, the
+protected paths (git hooks/config, shellpilot's config) and the mount order that keeps them
+read-only. Must not touch: which profile a command gets (the gate decides), permissions,
+finding bwrap (bwrap.py) or explaining failures (denial.py).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from shellpilot.config.model import SandboxConfig
+from shellpilot.process.seccomp import no_unix_sockets_filter
+
+ProfileName = Literal["read-only", "workspace-write"]
+
+PROTECTED_NAMES = ("shellpilot.json", "shellpilot.jsonc", ".shellpilot")
+"""shellpilot's own config in a project: never writable by a sandboxed command."""
+_GIT_PROTECTED = ("hooks", "config", "config.worktree")
+"""Inside a git dir: what would run programs the next time git runs outside the sandbox."""
+TMP = Path("/tmp")
+
+
+@dataclass(frozen=True)
+class SandboxProfile:
+    """What one sandboxed command may do (absolute, resolved paths).
+
+    ``writable``: bound read-write (``workspace-write``: the project, its git dirs, the
+    tool-output folder, config ``sandbox.writable``; any profile: granted escalations).
+    ``protected``: kept read-only inside those (an existing one is bound read-only; one that
+    does not exist yet and that the command creates is set aside afterwards). ``readable``:
+    kept visible when ``/tmp`` is replaced (project, spill files, the home directory).
+    ``tmp_dir``: the host dir mounted at ``/tmp`` (None: a fresh private tmpfs). ``network``: IP network and
+    Unix-socket connections allowed (otherwise only the sandbox's own loopback). ``required``:
+    refuse to run unsandboxed. ``granted``: the escalations applied (paths or ``network``),
+    for the result's notes. ``hint``: how the caller may ask for more, shown with a denial.
+    """
+
+    name: ProfileName
+    network: bool = False
+    writable: tuple[Path, ...] = ()
+    protected: tuple[Path, ...] = ()
+    readable: tuple[Path, ...] = ()
+    tmp_dir: Path | None = None
+    required: bool = False
+    granted: tuple[str, ...] = ()
+    hint: str = ""
+
+    def can_write(self, path: Path) -> bool:
+        """Whether a write to ``path`` (absolute) is allowed by this profile: inside ``/tmp``
+        (private, except the host paths shown there again), or inside a writable root and
+        not inside a protected path (unless a granted path inside that protected one covers it)."""
+        if _inside(path, TMP) and not any(_inside(path, p) for p in (*self.writable, *self.readable)):
+            return True  # the sandbox's own /tmp, not the host's
+        if not any(_inside(path, root) for root in self.writable):
+            return False
+        guarded = [p for p in self.protected if _inside(path, p)]
+        if not guarded:
+            return True
+        granted = [Path(g) for g in self.granted if g != "network"]
+        return any(_inside(path, g) and any(_inside(g, p) for p in guarded) for g in granted)
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or path.is_relative_to(folder)
+
+
+def _resolve(path: str | os.PathLike[str], base: Path) -> Path:
+    raw = Path(os.path.expanduser(os.fspath(path)))
+    return Path(os.path.realpath(raw if raw.is_absolute() else base / raw))
+
+
+def _unique(paths: Iterable[Path]) -> tuple[Path, ...]:
+    return tuple(dict.fromkeys(paths))
+
+
+def _home() -> list[Path]:
+    """The home directory, kept visible (read-only) even when it lies under ``/tmp`` (CI
+    images set ``HOME=/tmp/...``): commands need its config, such as git's identity."""
+    home = Path(os.path.realpath(os.path.expanduser("~")))
+    return [home] if home != TMP and home.is_absolute() else []
+
+
+def _git_pointer(path: Path) -> Path | None:
+    """The git dir a ``.git`` file points to (``gitdir: X``, relative to its folder)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    return _resolve(text[len("gitdir:") :].strip(), path.parent)
+
+
+def git_layout(project_dir: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """``(git dirs, protected paths)`` of the repository holding ``project_dir``.
+
+    The git dirs (the ``.git`` dir, or for a worktree or submodule the dir its ``.git`` file
+    points to and that dir's common dir) become writable mount points of their own, so a
+    command cannot rename them away and put a fake one with its own config in their place.
+    Protected: each git dir's ``hooks``, ``config`` and ``config.worktree``, those of the
+    submodules under ``modules/``, and a ``.git`` pointer file itself. Outside any
+    repository: ``.git/hooks`` and ``.git/config`` of the project (a ``git init`` there may
+    not leave programs for the next git run).
+    """
+    folder = project_dir
+    dotgit: Path | None = None
+    while True:
+        candidate = folder / ".git"
+        if candidate.exists():
+            dotgit = candidate
+            break
+        if folder.parent == folder:
+            return (), (project_dir / ".git" / "hooks", project_dir / ".git" / "config")
+        folder = folder.parent
+    protected: list[Path] = []
+    gitdirs: list[Path] = []
+    if dotgit.is_dir():
+        gitdirs.append(Path(os.path.realpath(dotgit)))
+    else:
+        protected.append(dotgit)
+        pointed = _git_pointer(dotgit)
+        if pointed is None or not pointed.is_dir():
+            return (), tuple(protected)
+        gitdirs.append(pointed)
+        common = pointed / "commondir"
+        if common.is_file():
+            gitdirs.append(_resolve(common.read_text(encoding="utf-8", errors="replace").strip(), pointed))
+    for gitdir in list(gitdirs):
+        protected += [gitdir / name for name in _GIT_PROTECTED]
+        modules = gitdir / "modules"
+        if modules.is_dir():
+            for config in modules.glob("**/config"):
+                protected += [config.parent / name for name in _GIT_PROTECTED]
+    return _unique(gitdirs), _unique(protected)
+
+
+def read_only_profile(
+    project_dir: Path,
+    *,
+    readable: Sequence[Path] = (),
+    tmp_dir: Path | None = None,
+    required: bool = False,
+    hint: str = "",
+) -> SandboxProfile:
+    """Everything read-only, a private writable ``/tmp`` (``TMPDIR``: ``tmp_dir``, the
+    session's temp dir, else a fresh tmpfs), no network, a new PID namespace;
+    ``project_dir`` and ``readable`` (spill files) stay visible."""
+    seen = _unique(Path(os.path.realpath(p)) for p in (project_dir, *readable, *_home()))
+    tmp = Path(os.path.realpath(tmp_dir)) if tmp_dir is not None else None
+    return SandboxProfile("read-only", readable=seen, tmp_dir=tmp, required=required, hint=hint)
+
+
+def workspace_profile(
+    project_dir: Path,
+    *,
+    output_dir: Path,
+    tmp_dir: Path | None,
+    settings: SandboxConfig | None = None,
+    readable: Sequence[Path] = (),
+    hint: str = "",
+) -> SandboxProfile:
+    """The project, its git dirs, ``output_dir`` and config ``sandbox.writable`` writable
+    (created when missing: the first two must exist); ``tmp_dir`` (the session's temp dir,
+    created) at ``/tmp``; protected paths read-only; network as config ``sandbox.network``;
+    ``readable`` (approved outside dirs) stays visible when under ``/tmp``."""
+    cfg = settings or SandboxConfig()
+    project = Path(os.path.realpath(project_dir))
+    gitdirs, git_protected = git_layout(project)
+    extra = [_resolve(p, project) for p in cfg.writable]
+    own = [project / name for name in PROTECTED_NAMES]
+    listed = [_resolve(p, project) for p in cfg.protected]
+    return SandboxProfile(
+        "workspace-write",
+        network=cfg.network,
+        writable=_unique([project, *gitdirs, Path(os.path.realpath(output_dir)), *extra]),
+        protected=_unique([*git_protected, *own, *listed]),
+        readable=_unique([project, *(Path(os.path.realpath(p)) for p in (*readable, *_home()))]),
+        tmp_dir=Path(os.path.realpath(tmp_dir)) if tmp_dir is not None else None,
+        required=cfg.required,
+        hint=hint,
+    )
+
+
+def widened(profile: SandboxProfile, paths: Sequence[Path] = (), *, network: bool = False) -> SandboxProfile:
+    """``profile`` with ``paths`` writable too (even inside protected ones: the user granted
+    exactly those) and, with ``network``, the network on; both named in ``granted``."""
+    extra = [Path(os.path.realpath(p)) for p in paths]
+    granted = [*profile.granted, *(str(p) for p in extra), *(["network"] if network else [])]
+    return replace(
+        profile,
+        writable=_unique([*profile.writable, *extra]),
+        network=profile.network or network,
+        granted=tuple(dict.fromkeys(granted)),
+    )
+
+
+@dataclass
+class Wrapped:
+    """A command ready to spawn inside the sandbox: ``argv`` (bwrap ... -- shell -c cmd),
+    ``env`` additions (``TMPDIR``), ``seccomp`` (the filter bytes to hand over on the fd
+    named in ``argv``; the runner writes them into a pipe) and ``missing`` (protected paths
+    that did not exist before the run, checked by ``set_aside`` afterwards)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    seccomp: bytes | None = None
+    missing: tuple[Path, ...] = ()
+    seccomp_fd_index: int = -1
+
+    def bind_fd(self, fd: int) -> None:
+        """Put the read end of the seccomp pipe into the argv (``--seccomp FD``)."""
+        if self.seccomp_fd_index >= 0:
+            self.argv[self.seccomp_fd_index] = str(fd)
+
+
+def _depth(path: Path) -> int:
+    return len(path.parts)
+
+
+def wrap(
+    profile: SandboxProfile,
+    inner: Sequence[str],
+    *,
+    cwd: Path,
+    bwrap: str,
+    as_root: bool | None = None,
+) -> Wrapped:
+    """The bwrap argv running ``inner`` under ``profile`` in ``cwd``.
+
+    Mount order (later mounts cover earlier ones): the whole tree read-only; a private
+    ``/dev`` and ``/proc`` (read-only when running as root, since uid 0 may write
+    ``/proc/sys`` even without capabilities); ``/tmp`` (``tmp_dir`` or a tmpfs); the readable
+    paths under ``/tmp`` again (read-only); the writable roots (parents first); the existing
+    protected paths read-only; granted paths inside protected ones writable again. Then new
+    PID, IPC and UTS namespaces (network too without ``network``), no capabilities, death
+    with the parent, and without network the seccomp filter of ``seccomp.py``. Writable
+    roots and ``tmp_dir`` are created when missing.
+    """
+    root = os.geteuid() == 0 if as_root is None else as_root
+    args: list[str] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    if root:
+        args += ["--remount-ro", "/proc"]
+    if profile.tmp_dir is not None:
+        profile.tmp_dir.mkdir(parents=True, exist_ok=True)
+        args += ["--bind", str(profile.tmp_dir), str(TMP)]
+    else:
+        args += ["--tmpfs", str(TMP)]
+    writable = sorted((p for p in profile.writable if p != TMP), key=_depth)
+    for path in writable:
+        if not path.exists():
+            path.mkdir(parents=True, exist_ok=True)
+    shown = [Path(os.path.realpath(cwd)), *profile.readable, Path(os.path.realpath(inner[0])).parent]
+    for path in _unique(shown):
+        hidden = _inside(path, TMP) and path != TMP
+        if hidden and path.exists() and not any(_inside(path, w) for w in writable):
+            args += ["--ro-bind", str(path), str(path)]
+    for path in writable:
+        args += ["--bind", str(path), str(path)]
+    missing: list[Path] = []
+    guarded = [p for p in sorted(profile.protected, key=_depth) if any(_inside(p, w) for w in writable)]
+    for path in guarded:
+        if os.path.lexists(path):
+            args += ["--ro-bind", str(path), str(path)]
+        else:
+            missing.append(path)
+    for path in writable:
+        if any(_inside(path, p) and path != p for p in guarded) or path in guarded:
+            args += ["--bind", str(path), str(path)]
+    args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL"]
+    seccomp: bytes | None = None
+    fd_index = -1
+    if not profile.network:
+        args.append("--unshare-net")
+        seccomp = no_unix_sockets_filter()
+        if seccomp is not None:
+            args += ["--seccomp", "-1"]
+            fd_index = len(args)  # +1 for the bwrap path in front
+    args += ["--chdir", str(cwd), "--"]
+    return Wrapped(
+        argv=[bwrap, *args, *inner],
+        env={"TMPDIR": str(TMP)},
+        seccomp=seccomp,
+        missing=tuple(missing),
+        seccomp_fd_index=fd_index,
+    )
+
+
+def set_aside(missing: Iterable[Path], *, now: float | None = None) -> list[str]:
+    """Move each protected path that did not exist before the run and exists now to
+    ``<name>.sandbox-blocked-<unix time>`` (nothing is deleted); returns one note per move.
+    Processes of the sandbox are gone by then (its PID namespace died with the command)."""
+    stamp = int(time.time() if now is None else now)
+    notes: list[str] = []
+    for path in missing:
+        if not os.path.lexists(path):
+            continue
+        target = path.with_name(f"{path.name}.sandbox-blocked-{stamp}")
+        try:
+            os.rename(path, target)
+        except OSError as exc:
+            notes.append(
+                f"The sandbox could not set aside {path}, a protected path the command created: {exc}."
+            )
+            continue
+        notes.append(
+            f"The command created {path}, a protected path the sandbox keeps read-only; "
+            f"shellpilot moved it to {target}. Only the user may create it."
+        )
+    return notes
