@@ -183,9 +183,11 @@ def _build_loop(
     providers = ProviderRegistry(ctx.loaded.config, env=os.environ, on_retry=on_retry)
     registry = None
     if commands:
+        from shellpilot.command.cache import ParseCache
         from shellpilot.command.registry import CommandRegistry
 
-        registry = CommandRegistry(ctx.project_dir, ctx.loaded)
+        cache = ParseCache.for_project(ctx.data_dir, ctx.project_dir)
+        registry = CommandRegistry(ctx.project_dir, ctx.loaded, cache=cache)
     return AgentLoop(
         ctx.sessions,
         project_dir=ctx.project_dir,

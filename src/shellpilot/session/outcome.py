@@ -88,20 +88,17 @@ def close_message(
 
 def abort_open_parts(writer: SessionWriter, message: AssistantMessage) -> None:
     """Mark ``message``'s pending/running tool parts as aborted errors."""
-    for item in writer.store.messages(message.session_id):
-        if item.info.id != message.id:
-            continue
-        for part in item.parts:
-            if isinstance(part, ToolPart) and isinstance(part.state, ToolPending | ToolRunning):
-                state = part.state
-                if isinstance(state, ToolRunning):
-                    failed = ToolFailed(
-                        input=state.input,
-                        error=TOOL_ABORTED,
-                        title=state.title,
-                        metadata=state.metadata,
-                        start_ms=state.start_ms,
-                    )
-                else:
-                    failed = ToolFailed(input=state.input, error=TOOL_ABORTED, start_ms=now_ms())
-                writer.part(part.model_copy(update={"state": failed}))
+    for part in writer.store.parts_of(message.id):
+        if isinstance(part, ToolPart) and isinstance(part.state, ToolPending | ToolRunning):
+            state = part.state
+            if isinstance(state, ToolRunning):
+                failed = ToolFailed(
+                    input=state.input,
+                    error=TOOL_ABORTED,
+                    title=state.title,
+                    metadata=state.metadata,
+                    start_ms=state.start_ms,
+                )
+            else:
+                failed = ToolFailed(input=state.input, error=TOOL_ABORTED, start_ms=now_ms())
+            writer.part(part.model_copy(update={"state": failed}))

@@ -11,7 +11,7 @@ import builtins
 import contextlib
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from shellpilot.bus import Bus
@@ -103,12 +103,22 @@ class SessionService:
         return self.store.get_session(session_id)
 
     def list(
-        self, project_dir: str | os.PathLike[str] | None = None, *, top_level: bool = False
+        self,
+        project_dir: str | os.PathLike[str] | None = None,
+        *,
+        top_level: bool = False,
+        limit: int | None = None,
     ) -> list[SessionSummary]:
         """Sessions of ``project_dir`` (all when None), latest activity first, each with its
-        number of child sessions; ``top_level`` leaves the children themselves out."""
+        number of child sessions; ``top_level`` leaves the children themselves out; ``limit``
+        keeps the most recent that many (None: all)."""
         where = None if project_dir is None else str(Path(project_dir).resolve())
-        return self.store.list_sessions(where, top_level=top_level)
+        return self.store.list_sessions(where, top_level=top_level, limit=limit)
+
+    def count(self, project_dir: str | os.PathLike[str] | None = None, *, top_level: bool = False) -> int:
+        """How many sessions ``list`` would show without a limit."""
+        where = None if project_dir is None else str(Path(project_dir).resolve())
+        return self.store.count_sessions(where, top_level=top_level)
 
     def latest(self, project_dir: str | os.PathLike[str]) -> Session | None:
         """The most recently active top-level session of ``project_dir`` (``--continue``)."""
@@ -118,6 +128,12 @@ class SessionService:
         """The conversation, in order; ``SessionNotFound`` if the session is absent."""
         self.store.get_session(session_id)
         return self.store.messages(session_id)
+
+    def iter_messages(self, session_id: str) -> Iterator[MessageWithParts]:
+        """The conversation, in order, read in batches (flat memory for any length);
+        ``SessionNotFound`` (raised here, before iterating) if the session is absent."""
+        self.store.get_session(session_id)
+        return self.store.iter_messages(session_id)
 
     def delete(self, session_id: str) -> None:
         """Delete a session and its children; ``SessionBusy`` while something runs in it.
