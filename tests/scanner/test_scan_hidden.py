@@ -127,8 +127,8 @@ def test_brace_expansion_reaches_paths(
 ) -> None:
     result = scan(command, cwd=tmp_path, project_dir=tmp_path)
     assert not result.unknown, result.reasons
-    assert result.commands[0].argv == argv
-    assert result.dirs == dirs
+    assert list(result.commands[0].argv) == argv
+    assert list(result.dirs) == dirs
 
 
 @pytest.mark.parametrize(
