@@ -1,6 +1,6 @@
 """Campaign: mutated command lines run with the real bash (traced, sandboxed) against scan().
 
-Owns: driving `shellpilot.testing.oracle` over large seeded samples and printing figures.
+Owns: driving `shellpilot.oracle` over large seeded samples and printing figures.
 Must not touch: anything but a temp fixture and scratch space; prints, asserts nothing.
 
 Run:
@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from shellpilot.testing.oracle import SAMPLE_SEED, Finding, Judgement, Oracle, Tally, load_seeds, sample
+from shellpilot.oracle import SAMPLE_SEED, Finding, Judgement, Oracle, Tally, load_seeds, sample
 
 READ_ONLY_CORPUS = Path(__file__).parent / "data" / "readonly_commands.jsonl"
 MIXED_CORPUS = Path(__file__).parent / "data" / "commands.jsonl"
@@ -59,8 +59,8 @@ def readonly_rate() -> None:
     made for it, and the plain read-only lines of benchmarks/data/commands.jsonl."""
     import os
 
-    from shellpilot.testing.oracle.fixture import Fixture
-    from shellpilot.testing.oracle.prompts import Gate
+    from shellpilot.oracle.fixture import Fixture
+    from shellpilot.oracle.prompts import Gate
 
     corpora = {
         READ_ONLY_CORPUS.name: [
@@ -92,7 +92,7 @@ def readonly_rate() -> None:
 
 def campaign(args: argparse.Namespace) -> None:
     """Run mutants (or the test sample) through the oracle and print the tally."""
-    from shellpilot.testing.oracle.mutation import Fuzzer
+    from shellpilot.oracle.mutation import Fuzzer
 
     seeds = load_seeds(SEEDS)
     tally = Tally()

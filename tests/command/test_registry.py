@@ -88,6 +88,21 @@ async def test_not_found_suggests_close_names(project: Path) -> None:
     assert str(err.value) == 'Command not found: "revew". Did you mean: review?'
 
 
+async def test_not_found_names_the_file_that_was_skipped_for_it(project: Path) -> None:
+    bad = project / ".shellpilot" / "command" / "git" / "greet.md"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"---\ndescription: hi\n---\nHello \xff\n")
+    registry = CommandRegistry(project, load_config(project))
+    with pytest.raises(CommandNotFound) as err:
+        await registry.get("git/greet")
+    why = f"{bad}:4: skipped: not UTF-8 text (byte 0xff at column 7); save it as UTF-8"
+    assert err.value.skipped == [why]
+    assert str(err.value) == f'Command not found: "git/greet". A file for it was skipped: {why}.'
+    with pytest.raises(CommandNotFound) as other:
+        await registry.get("greeting")  # another name: the skipped file is not blamed
+    assert other.value.skipped == []
+
+
 async def test_cached_until_reload(project: Path) -> None:
     registry = CommandRegistry(project, load_config(project))
     assert [c.name for c in await registry.list()] == ["init", "review"]
@@ -102,8 +117,13 @@ async def test_mcp_prompts_override_config_and_stay_qualified(project: Path) -> 
     write(project / ".shellpilot" / "skills" / "hello" / "SKILL.md", "skill hello")
     config = {
         "mcp": {
-            "fixture": {"type": "local", "command": [sys.executable, str(SERVER)]},
-            "dead": {"type": "local", "command": [sys.executable, str(SERVER), "--crash"]},
+            # A generous start-up limit: a loaded machine may take over 10 s to start Python + mcp.
+            "fixture": {"type": "local", "command": [sys.executable, str(SERVER)], "timeout_ms": 60_000},
+            "dead": {
+                "type": "local",
+                "command": [sys.executable, str(SERVER), "--crash"],
+                "timeout_ms": 60_000,
+            },
         }
     }
     write(project / "shellpilot.json", json.dumps(config))

@@ -1,4 +1,4 @@
-"""Arity prefixes for always-patterns (issue 2 §3, spec §1.6 and §7.5)."""
+"""Arity prefixes for always-patterns."""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@ each run with the real bash in a bwrap sandbox and traced, must show no false ne
 
 The sample is every seed of tests/fixtures/oracle_seeds.jsonl (real command lines and every
 form quoted in the scanner's hardening issue) plus seeded mutants, 2,000 commands in all
-(shellpilot.testing.oracle.sample). What counts as a false negative is documented in
-shellpilot/testing/oracle/judge.py. The same sample runs from the command line with
+(shellpilot.oracle.sample). What counts as a false negative is documented in
+shellpilot/oracle/judge.py. The same sample runs from the command line with
 ``benchmarks/oracle_campaign.py --sample``, which also prints how long it takes.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.testing.oracle import SAMPLE_SIZE, Oracle, Tally, load_seeds, sample
+from shellpilot.oracle import SAMPLE_SIZE, Oracle, Tally, load_seeds, sample
 
 SEEDS = Path(__file__).parent.parent / "fixtures" / "oracle_seeds.jsonl"
 

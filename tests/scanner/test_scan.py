@@ -1,4 +1,4 @@
-"""The scanner over the bash grammar: patterns, always, outside dirs, unknown (issue 2 §2)."""
+"""The scanner over the bash grammar: patterns, always, outside dirs, unknown."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Substitutions bash runs where tree-sitter shows none: the scan must never stay silent.
 
 Each form is run by a real bash first (the inner `touch` must create its file), then
-scanned: the inner command is a pattern, or the scan is unknown (source: issue 2 §2).
+scanned: the inner command is a pattern, or the scan is unknown.
 """
 
 from __future__ import annotations

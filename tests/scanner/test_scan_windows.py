@@ -1,4 +1,4 @@
-"""The scanner for PowerShell (tree-sitter grammar) and cmd.exe (tokenizer), issue 2 §2."""
+"""The scanner for PowerShell (tree-sitter grammar) and cmd.exe (tokenizer)."""
 
 from __future__ import annotations
 
@@ -109,3 +109,19 @@ def test_mangled_commands_never_crash_the_scanner(proj: Path) -> None:
         shell = ("bash", "pwsh", "cmd")[i % 3]
         result = scan(command, cwd=".", project_dir=proj, shell=shell)
         assert not [r for r in result.reasons if "scanner failure" in r], (shell, command)
+
+
+def test_a_nested_grammar_missing_from_the_table_is_unknown_never_silent(tmp_path: Path) -> None:
+    """scan() hands every scanner the grammar table; a bash scanner driven with a table that
+    lacks PowerShell reports the nested text as not analysed instead of skipping it."""
+    from shellpilot.scanner.bash_walk import scan_bash
+    from shellpilot.scanner.context import ScanContext
+    from shellpilot.scanner.scan_paths import PathResolver
+    from shellpilot.scanner.scan_result import ScanBuilder
+
+    builder = ScanBuilder()
+    context = ScanContext(builder, PathResolver(str(tmp_path), builder), {"bash": scan_bash})
+    scan_bash("pwsh -Command 'Remove-Item /srv/x'", (str(tmp_path),), context, 0)
+    result = builder.build()
+    assert result.unknown and "/srv" not in result.dirs
+    assert any("powershell" in reason for reason in result.reasons)

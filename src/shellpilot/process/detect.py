@@ -99,7 +99,6 @@ def detect_shell(
     An explicit or configured shell that does not exist raises ShellNotFound (the user
     asked for it, so silently using another would surprise them); fish, nu and other
     non-POSIX shells are refused with a fallback named in ``note``.
-    (seed: shell tool, Shell.acceptable; spec 2.3.)
     """
     env = os.environ if environ is None else environ
     notes: list[str] = []
@@ -108,12 +107,12 @@ def detect_shell(
             continue
         name = shell_name(candidate)
         kind = _kind(name)
-        if kind is None:
-            notes.append(f"{candidate} ({source}) is not a supported shell")
-            continue
         path = _resolve(candidate)
         if path is None:
             raise ShellNotFound(candidate, f"It was set as the {source} shell.")
+        if kind is None:
+            notes.append(f"{candidate} ({source}) is not a supported shell")
+            continue
         return ShellChoice(path, name, kind, source, "; ".join(notes))
     login = env.get("SHELL", "")
     if login:

@@ -9,14 +9,30 @@ patterns (bash_command.py records the command first).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from shellpilot.scanner.context import Cwds
+from shellpilot.scanner.context import Cwds, ScanContext
 from shellpilot.scanner.git_repos import git_alias, git_dir, risky_config
 from shellpilot.scanner.words import Word
 
 if TYPE_CHECKING:
-    from shellpilot.scanner.bash_command import CommandJudge
+    from shellpilot.scanner.bash_shell import BashShell
+    from shellpilot.scanner.scan_paths import PathResolver
+    from shellpilot.scanner.scan_result import ScanBuilder
+
+
+class CommandJudge(Protocol):
+    """What a git judgement uses of the command judge (`bash_command.CommandJudge`), named
+    here so this module needs no import of the judge that calls it."""
+
+    ctx: ScanContext
+    builder: ScanBuilder
+    resolver: PathResolver
+    shell: BashShell
+    depth: int
+
+    def run_here(self, source: str, cwds: Cwds, what: str) -> Cwds: ...
+
 
 _BUILTIN_NAMES = """
 add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr

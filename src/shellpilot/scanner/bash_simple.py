@@ -10,7 +10,7 @@ touch: statements (bash_walk.py) or judging the command (bash_command.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from shellpilot.scanner.bash_nesting import NO_STDIN
 from shellpilot.scanner.bash_redirects import REDIRECTS
@@ -22,10 +22,34 @@ from shellpilot.scanner.words import Word, plain_word, shown
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from shellpilot.scanner.bash_walk import BashWalker
+    from shellpilot.scanner.bash_command import CommandJudge
+    from shellpilot.scanner.bash_redirects import RedirectReader
+    from shellpilot.scanner.bash_shell import BashShell
+    from shellpilot.scanner.bash_source import BashSource
+    from shellpilot.scanner.bash_words import WordReader
+    from shellpilot.scanner.scan_result import ScanBuilder
 
 
-def printed_by(w: BashWalker, node: Node) -> str | None:
+class Walker(Protocol):
+    """What these functions read and set of the bash walker (`bash_walk.BashWalker`), named
+    here so this module needs no import of the walker that calls it."""
+
+    kinds: dict[int, str]
+    source: BashSource
+    builder: ScanBuilder
+    shell: BashShell
+    words: WordReader
+    judge: CommandJudge
+    attached: dict[tuple[int, int], list[Node]]
+    inherited: list[str]
+    piped: str | None
+
+    def redirect_reader(self) -> RedirectReader: ...
+    def stmt(self, node: Node, cwds: Cwds) -> Cwds: ...
+    def nested(self, node: Node, cwds: Cwds) -> None: ...
+
+
+def printed_by(w: Walker, node: Node) -> str | None:
     """What a pipeline stage prints, when it is a literal `echo`/`printf` (else None)."""
     if w.kinds[node.kind_id] != "command":
         return None
@@ -46,7 +70,7 @@ def printed_by(w: BashWalker, node: Node) -> str | None:
     return printed(argv)
 
 
-def simple(w: BashWalker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
+def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
     """One simple command with its own redirects and those in `outer` (written after
     it, or after the list or pipeline it ends)."""
     kinds = w.kinds
@@ -139,7 +163,7 @@ def simple(w: BashWalker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds
     )
 
 
-def assignment(w: BashWalker, node: Node, cwds: Cwds) -> Word:
+def assignment(w: Walker, node: Node, cwds: Cwds) -> Word:
     """A `NAME=value` word before a command (`FOO=1 npm test`), its value normalised."""
     w.nested(node, cwds)
     raw = w.source.of(node)
@@ -154,7 +178,7 @@ def assignment(w: BashWalker, node: Node, cwds: Cwds) -> Word:
     return Word(text, text, node.start_byte, node.end_byte, False, text)
 
 
-def declaration(w: BashWalker, node: Node, cwds: Cwds) -> None:
+def declaration(w: Walker, node: Node, cwds: Cwds) -> None:
     """`export X=1`, `declare -a x`, `local y`, `unset z`: recorded as commands."""
     argv: list[str] = []
     dynamic = False

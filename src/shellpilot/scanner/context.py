@@ -36,12 +36,16 @@ class ScanContext(NamedTuple):
         """Scan `source`, command text run by `what` (`bash -c`, `pwsh -Command`...), with
         `grammar` at nesting `depth`; returns the cwds after it (`None`: unknowable).
 
-        Over `MAX_DEPTH`, or past the rescan budget, the text is left unscanned and the
-        scan is `unknown` (the reason is recorded).
+        Over `MAX_DEPTH`, past the rescan budget, or with no scanner for `grammar` in the
+        table, the text is left unscanned and the scan is `unknown` (the reason is recorded).
         """
         if depth > MAX_DEPTH:
             self.builder.unknown(f"{what} nested deeper than {MAX_DEPTH} levels")
             return None
         if not self.builder.rescan(source):
             return None
-        return self.grammars[grammar](source, cwds, self, depth)
+        scanner = self.grammars.get(grammar)
+        if scanner is None:
+            self.builder.unknown(f"{what}: no {grammar} scanner in this scan, text not analysed")
+            return None
+        return scanner(source, cwds, self, depth)

@@ -8,6 +8,7 @@ Must not touch: any one format's rules (markdown.py, gemini.py, codex.py, claude
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,11 @@ class Loaded:
         """Append ``other``'s commands and warnings."""
         self.commands.extend(other.commands)
         self.warnings.extend(other.warnings)
+
+
+FileParser = Callable[..., Loaded]
+"""``parse(name, path, *format_arguments) -> Loaded``: one command file read into commands and
+warnings. Each directory loader takes one (``parse=``), so a cache can wrap it (command/cache.py)."""
 
 
 def escapes(path: Path, root: Path) -> LoadWarning | None:
@@ -64,9 +70,10 @@ def walk_files(
             dirs.clear()
         rel = os.path.relpath(current, base)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        folder = Path(current)  # joined per file below: half the cost of Path(current, file)
         for file in files:
             if file.endswith(suffix) and len(file) > len(suffix):
-                path = Path(current, file)
+                path = folder / file
                 if path.is_symlink():
                     problem = escapes(path, root)
                     if problem is not None:
@@ -84,7 +91,15 @@ def read_text(path: Path) -> str | LoadWarning:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        return LoadWarning(f"skipped: not UTF-8 text (byte {exc.start})", str(path))
+        before = exc.object[: exc.start]
+        line = before.count(b"\n") + 1
+        column = exc.start - (before.rfind(b"\n") + 1) + 1
+        return LoadWarning(
+            f"skipped: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at column {column}); "
+            "save it as UTF-8",
+            str(path),
+            line,
+        )
     except OSError as exc:
         return LoadWarning(f"skipped: cannot read ({exc.strerror})", str(path))
     nul = text.find("\0")

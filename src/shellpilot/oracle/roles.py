@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from shellpilot.testing.oracle.trace import Program
+from shellpilot.oracle.trace import Program
 
 SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh", "mksh", "rbash", "busybox"})
 """Shells: see-through when they read ``-c`` or stdin, opaque when they run a script file."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shellpilot.testing.oracle.trace import TRACED, parse, split_args, unescape
+from shellpilot.oracle.trace import TRACED, parse, split_args, unescape
 
 SHELL = ["bash", "-c", "mkdir d; echo hi > 'a>b'"]
 

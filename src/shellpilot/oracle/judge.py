@@ -39,12 +39,12 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from shellpilot.oracle.fixture import OUTSIDE, Fixture
+from shellpilot.oracle.roles import Roles, program_name
+from shellpilot.oracle.sandbox import Run
+from shellpilot.oracle.trace import Event, Program
 from shellpilot.permission.readonly import READ_ONLY_COMMANDS
 from shellpilot.scanner.scan_result import Scan
-from shellpilot.testing.oracle.fixture import OUTSIDE, Fixture
-from shellpilot.testing.oracle.roles import Roles, program_name
-from shellpilot.testing.oracle.sandbox import Run
-from shellpilot.testing.oracle.trace import Event, Program
 
 IMPLICIT_HOME = (
     ".gitconfig",

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shellpilot.errors import OracleError
-from shellpilot.testing.oracle.fixture import Fixture, changed, snapshot
-from shellpilot.testing.oracle.trace import TRACED, Trace, parse
+from shellpilot.oracle.fixture import Fixture, changed, snapshot
+from shellpilot.oracle.trace import TRACED, Trace, parse
 
 _SYSTEM_DIRS = ("usr", "etc", "opt", "var", "srv", "sys")
 """Host top-level directories the sandbox sees read-only (others stay out of it)."""

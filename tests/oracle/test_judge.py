@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from shellpilot.oracle import Oracle
+from shellpilot.oracle.judge import Judgement
+from shellpilot.oracle.sandbox import Sandbox
 from shellpilot.scanner.scan_result import Scan, ScannedCommand
-from shellpilot.testing.oracle import Oracle
-from shellpilot.testing.oracle.judge import Judgement
-from shellpilot.testing.oracle.sandbox import Sandbox
 
 
 @pytest.fixture(scope="module")
@@ -178,9 +178,9 @@ def test_the_prompt_mirror_agrees_with_the_real_tool(oracle: Oracle, tmp_path: P
     real permission service asks the same permissions for commands safe to run."""
     from shellpilot.bus import Bus
     from shellpilot.config import Config
+    from shellpilot.oracle.prompts import Gate
     from shellpilot.permission import PermissionService, default_rules, grants_path
     from shellpilot.permission.events import PermissionAsked, PermissionRequest
-    from shellpilot.testing.oracle.prompts import Gate
     from shellpilot.tool import ToolContext
     from shellpilot.tool.shell import ShellParams, ShellTool
 

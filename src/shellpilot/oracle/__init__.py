@@ -4,7 +4,7 @@ Owns: the public face of the oracle (`Oracle`, `Judgement`, `Finding`, `Tally`, 
 and the fixed test sample (`sample`). Must not touch: the scanner or the permission engine
 beyond calling them.
 
-    from shellpilot.testing.oracle import Oracle
+    from shellpilot.oracle import Oracle
 
     with Oracle() as oracle:                 # builds a fixture, needs bwrap, strace, git
         judgement = oracle.check("cat docs/id_rsa")
@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from shellpilot.testing.oracle.campaign import Oracle, Tally
-from shellpilot.testing.oracle.judge import Finding, Judgement
-from shellpilot.testing.oracle.mutation import Fuzzer
+from shellpilot.oracle.campaign import Oracle, Tally
+from shellpilot.oracle.judge import Finding, Judgement
+from shellpilot.oracle.mutation import Fuzzer
 
 SAMPLE_SIZE = 2000
 """Commands in the fixed sample the test suite runs: every seed, then mutants."""

@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from shellpilot.testing.oracle.fixture import Fixture
-from shellpilot.testing.oracle.judge import Finding, Judge, Judgement
-from shellpilot.testing.oracle.prompts import Gate
-from shellpilot.testing.oracle.sandbox import Sandbox
+from shellpilot.oracle.fixture import Fixture
+from shellpilot.oracle.judge import Finding, Judge, Judgement
+from shellpilot.oracle.prompts import Gate
+from shellpilot.oracle.sandbox import Sandbox
 
 
 class Oracle:

@@ -19,7 +19,7 @@ import random
 import shlex
 from collections.abc import Callable, Iterator, Sequence
 
-from shellpilot.testing.oracle.lexer import RESERVED, Token, command_words, rebuild, tokens
+from shellpilot.oracle.lexer import RESERVED, Token, command_words, rebuild, tokens
 
 Mutation = Callable[[random.Random, str], str | None]
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from shellpilot.testing.oracle import SAMPLE_SIZE, Fuzzer, load_seeds, sample
-from shellpilot.testing.oracle.lexer import command_words, tokens
-from shellpilot.testing.oracle.mutation import MUTATIONS
+from shellpilot.oracle import SAMPLE_SIZE, Fuzzer, load_seeds, sample
+from shellpilot.oracle.lexer import command_words, tokens
+from shellpilot.oracle.mutation import MUTATIONS
 
 SEEDS = load_seeds(Path(__file__).parent.parent / "fixtures" / "oracle_seeds.jsonl")
 
