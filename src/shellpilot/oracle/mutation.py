@@ -149,7 +149,8 @@ def quote(rng: random.Random, line: str) -> str | None:
         return None
     toks, words = found
     names = [i for i in command_words(toks) if toks[i].plain]
-    plain = [i for i in words if toks[i].plain and toks[i].bare not in RESERVED]
+    # (an assignment quoted is a command: `'_w=1'` would keep a loop's guard from being set)
+    plain = [i for i in words if toks[i].plain and toks[i].bare not in RESERVED and "=" not in toks[i].text]
     pool = names if names and rng.random() < 0.6 else plain
     if not pool:
         return None
@@ -223,14 +224,15 @@ def compound(rng: random.Random, line: str) -> str | None:
     if line.rstrip().endswith("&"):
         return None
     body = line
+    guard = f"_w{line.count('_w')}"  # a loop guard no enclosed loop uses
     tail = _pick(rng, ("", " 2>/dev/null", " >/dev/null", " </dev/null", " 2>&1"))
     forms = (
         f"{{ {body}\n}}{tail}",
         f"( {body}\n){tail}",
         f"for _i in 1; do {body}\ndone{tail}",
         f"if true; then {body}\nfi{tail}",
-        f"while true; do {body}\nbreak; done{tail}",
-        f"until false; do {body}\nbreak; done{tail}",
+        f'while [ -z "${guard}" ]; do {guard}=1; {body}\ndone{tail}',
+        f'until [ -n "${guard}" ]; do {guard}=1; {body}\ndone{tail}',
         f"true && {body}",
         f"false || {body}",
         f"{body}\ntrue",
