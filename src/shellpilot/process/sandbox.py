@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -22,9 +22,13 @@ ProfileName = Literal["read-only", "workspace-write"]
 
 PROTECTED_NAMES = ("shellpilot.json", "shellpilot.jsonc", ".shellpilot")
 """shellpilot's own config in a project: never writable by a sandboxed command."""
-_GIT_PROTECTED = ("hooks", "config", "config.worktree")
-"""Inside a git dir: what would run programs the next time git runs outside the sandbox."""
+_GIT_PROTECTED = ("hooks", "config", "config.worktree", "commondir")
+"""Inside a git dir: what would run programs the next time git runs outside the sandbox
+(``commondir`` makes git read the config and hooks of the dir it names)."""
 TMP = Path("/tmp")
+SECRET_WORDS = ("KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "PRIVATE")
+"""An inherited environment variable whose name holds one of these (any case) is not passed
+to a sandboxed command: shellpilot's own API keys must not reach a model's command."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,15 @@ class SandboxProfile:
             return True
         granted = [Path(g) for g in self.granted if g != "network"]
         return any(_inside(path, g) and any(_inside(g, p) for p in guarded) for g in granted)
+
+
+def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``environ`` (default ``os.environ``) without the variables whose names look secret
+    (``SECRET_WORDS``: ``OPENAI_API_KEY``, ``GITHUB_TOKEN``, ``PGPASSWORD``...): the base
+    environment of a sandboxed command. Config ``shell.env`` is added after it, so a user
+    who wants a command to see a secret names it there."""
+    env = os.environ if environ is None else environ
+    return {k: v for k, v in env.items() if not any(word in k.upper() for word in SECRET_WORDS)}
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -108,18 +121,29 @@ def git_layout(project_dir: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     submodules under ``modules/``, and a ``.git`` pointer file itself. Outside any
     repository: ``.git/hooks`` and ``.git/config`` of the project (a ``git init`` there may
     not leave programs for the next git run).
+
+    When ``project_dir`` has no ``.git`` of its own, ``project_dir/.git`` as a whole is
+    protected (and ``HEAD`` when missing: with ``objects/`` and ``refs/`` git takes the
+    folder itself for a bare repository): a repository the command creates there, whose
+    config or pointer (``gitdir: elsewhere``) the user's next ``git`` would follow, is set
+    aside after the run. ``git init`` is the user's to run.
     """
     folder = project_dir
     dotgit: Path | None = None
+    own: list[Path] = []
+    if not os.path.lexists(project_dir / ".git"):
+        own.append(project_dir / ".git")
+        if not os.path.lexists(project_dir / "HEAD"):
+            own.append(project_dir / "HEAD")
     while True:
         candidate = folder / ".git"
         if candidate.exists():
             dotgit = candidate
             break
         if folder.parent == folder:
-            return (), (project_dir / ".git" / "hooks", project_dir / ".git" / "config")
+            return (), tuple(own)
         folder = folder.parent
-    protected: list[Path] = []
+    protected: list[Path] = [*own]
     gitdirs: list[Path] = []
     if dotgit.is_dir():
         gitdirs.append(Path(os.path.realpath(dotgit)))

@@ -1,0 +1,115 @@
+"""Attacks a hostile model could try from inside the sandbox, each run with a real bwrap."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from shellpilot.config import Config
+from shellpilot.config.model import SandboxConfig
+from shellpilot.process.bwrap import find_mechanism
+from shellpilot.process.runner import ShellResult, run
+from shellpilot.process.sandbox import SandboxProfile, read_only_profile, workspace_profile
+
+MECHANISM = find_mechanism()
+pytestmark = pytest.mark.skipif(
+    not MECHANISM.works, reason=f"bwrap cannot run here: {MECHANISM.reason} (fix: {MECHANISM.fix})"
+)
+FAST = Config.model_validate({"shell": {"kill_grace_ms": 300, "drain_ms": 300}})
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@localhost",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@localhost",
+}
+EVIL_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch {marker}; false"\n'
+
+
+def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """git as the user would run it later, outside any sandbox."""
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, env={**os.environ, **GIT_ENV}
+    )
+
+
+@pytest.fixture
+def outputs(tmp_path: Path) -> Path:
+    folder = tmp_path / "tool-output"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def repo(project: Path) -> Path:
+    git(project, "init", "-q")
+    (project / "README").write_text("hello\n")
+    git(project, "add", "README")
+    git(project, "commit", "-qm", "init")
+    return project
+
+
+def workspace(project: Path, outputs: Path, **settings: object) -> SandboxProfile:
+    return workspace_profile(
+        project, output_dir=outputs, tmp_dir=None, settings=SandboxConfig.model_validate(settings)
+    )
+
+
+async def sandboxed(
+    command: str, cwd: Path, profile: SandboxProfile, outputs: Path, **kw: object
+) -> ShellResult:
+    return await run(command, cwd=cwd, sandbox=profile, output_dir=outputs, config=FAST, env=GIT_ENV, **kw)  # type: ignore[arg-type]
+
+
+async def test_a_sandboxed_command_does_not_see_secret_variables(
+    project: Path, outputs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-leak-1")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-leak-2")
+    monkeypatch.setenv("PGPASSWORD", "leak-3")
+    monkeypatch.setenv("SP_PLAIN_VALUE", "visible")
+    config = Config.model_validate({"shell": {"env": {"CHOSEN_TOKEN": "given"}}})
+    for profile in (read_only_profile(project), workspace(project, outputs)):
+        result = await run("env", cwd=project, sandbox=profile, output_dir=outputs, config=config)
+        assert result.exit_code == 0
+        assert "leak" not in result.output
+        assert "SP_PLAIN_VALUE=visible" in result.output
+        assert "CHOSEN_TOKEN=given" in result.output  # named in shell.env: the user chose it
+    # Without a sandbox (mode off, the user's own shell) the environment is the user's.
+    plain = await run("env", cwd=project, output_dir=outputs, config=config)
+    assert "OPENAI_API_KEY=sk-leak-1" in plain.output
+
+
+async def test_workspace_write_cannot_point_the_git_dir_at_a_config_of_its_own(
+    repo: Path, outputs: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran-outside"
+    (repo / "evil").mkdir()
+    (repo / "evil" / "config").write_text(EVIL_CONFIG.format(marker=marker))
+    attack = "cp -r .git/objects .git/refs evil/ && echo ../evil > .git/commondir"
+    await sandboxed(attack, repo, workspace(repo, outputs), outputs)
+    git(repo, "status")
+    assert not marker.exists()
+    assert git(repo, "status").returncode == 0
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "mkdir evil && cp -r /dev/null evil/x; git init -q --bare evil && cat cfg > evil/config"
+        " && echo 'gitdir: evil' > .git",
+        "git init -q . && cat cfg > .git/config.new && mkdir -p evilc && cp -r .git/objects .git/refs evilc/"
+        " && cp cfg evilc/config && echo ../evilc > .git/commondir",
+    ],
+    ids=["pointer-file", "commondir"],
+)
+async def test_a_new_repository_made_in_the_project_cannot_run_programs_later(
+    project: Path, outputs: Path, tmp_path: Path, attack: str
+) -> None:
+    marker = tmp_path / "ran-outside"
+    (project / "cfg").write_text(EVIL_CONFIG.format(marker=marker))
+    await sandboxed(attack, project, workspace(project, outputs), outputs)
+    git(project, "status")
+    assert not marker.exists()
