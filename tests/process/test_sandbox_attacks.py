@@ -11,6 +11,7 @@ import pytest
 from shellpilot.config import Config
 from shellpilot.config.model import SandboxConfig
 from shellpilot.process.bwrap import find_mechanism
+from shellpilot.process.gitlinks import gitlink_paths
 from shellpilot.process.runner import ShellResult, run
 from shellpilot.process.sandbox import SandboxProfile, read_only_profile, workspace_profile
 
@@ -113,3 +114,52 @@ async def test_a_new_repository_made_in_the_project_cannot_run_programs_later(
     await sandboxed(attack, project, workspace(project, outputs), outputs)
     git(project, "status")
     assert not marker.exists()
+
+
+PLANT_NESTED = (
+    "git init -q sub && git -C sub commit -q --allow-empty -m s && git -C sub config core.fsmonitor {hook!r}"
+    " && git add sub"
+)
+
+
+async def test_a_submodule_repository_planted_in_the_project_is_set_aside(
+    repo: Path, outputs: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran-outside"
+    hook = f"touch {marker}; false"
+    result = await sandboxed(PLANT_NESTED.format(hook=hook), repo, workspace(repo, outputs), outputs)
+    git(repo, "status")
+    assert not marker.exists()
+    (moved,) = (repo / "sub").glob(".git.sandbox-blocked-*")
+    assert (moved / "config").is_file()
+    assert "the git dir of a submodule checkout" in result.output
+
+
+async def test_an_existing_submodule_checkout_cannot_be_given_a_config_that_runs_programs(
+    repo: Path, outputs: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran-outside"
+    git(repo, "init", "-q", "sub")
+    git(repo / "sub", "commit", "-q", "--allow-empty", "-m", "s")
+    git(repo, "add", "sub")
+    git(repo, "commit", "-qm", "sub")
+    hook = f"touch {marker}; false"
+    await sandboxed(f"git -C sub config core.fsmonitor {hook!r}", repo, workspace(repo, outputs), outputs)
+    await sandboxed(
+        f"mv sub sub2 && {PLANT_NESTED.format(hook=hook)}", repo, workspace(repo, outputs), outputs
+    )
+    git(repo, "status")
+    assert not marker.exists()
+    # An untouched submodule checkout stays where it is.
+    unchanged = await sandboxed("true", repo, workspace(repo, outputs), outputs)
+    assert "submodule" not in unchanged.output
+
+
+def test_gitlink_paths_reads_each_index_version(repo: Path) -> None:
+    git(repo, "init", "-q", "deep/sub")
+    git(repo / "deep" / "sub", "commit", "-q", "--allow-empty", "-m", "s")
+    git(repo, "add", "deep/sub")
+    for version in ("2", "3", "4"):
+        git(repo, "update-index", "--index-version", version)
+        assert gitlink_paths((repo / ".git" / "index").read_bytes()) == ["deep/sub"]
+    assert gitlink_paths(b"not an index") == []

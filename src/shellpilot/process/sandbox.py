@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from shellpilot.config.model import SandboxConfig
+from shellpilot.process.gitlinks import Checkouts
 from shellpilot.process.seccomp import no_unix_sockets_filter
 
 ProfileName = Literal["read-only", "workspace-write"]
@@ -229,14 +230,17 @@ def widened(profile: SandboxProfile, paths: Sequence[Path] = (), *, network: boo
 class Wrapped:
     """A command ready to spawn inside the sandbox: ``argv`` (bwrap ... -- shell -c cmd),
     ``env`` additions (``TMPDIR``), ``seccomp`` (the filter bytes to hand over on the fd
-    named in ``argv``; the runner writes them into a pipe) and ``missing`` (protected paths
-    that did not exist before the run, checked by ``set_aside`` afterwards)."""
+    named in ``argv``; the runner writes them into a pipe), ``missing`` (protected paths
+    that did not exist before the run, checked by ``set_aside`` afterwards) and
+    ``checkouts`` (the submodule checkouts before a run that may write, checked afterwards
+    by ``gitlinks.set_aside_planted``)."""
 
     argv: list[str]
     env: dict[str, str]
     seccomp: bytes | None = None
     missing: tuple[Path, ...] = ()
     seccomp_fd_index: int = -1
+    checkouts: Checkouts | None = None
 
     def bind_fd(self, fd: int) -> None:
         """Put the read end of the seccomp pipe into the argv (``--seccomp FD``)."""
