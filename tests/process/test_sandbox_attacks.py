@@ -163,3 +163,20 @@ def test_gitlink_paths_reads_each_index_version(repo: Path) -> None:
         git(repo, "update-index", "--index-version", version)
         assert gitlink_paths((repo / ".git" / "index").read_bytes()) == ["deep/sub"]
     assert gitlink_paths(b"not an index") == []
+
+
+async def test_a_symlink_planted_in_the_tool_output_folder_is_not_written_through(
+    project: Path, outputs: Path, tmp_path: Path
+) -> None:
+    victim = tmp_path / "outside" / "bashrc"
+    victim.parent.mkdir()
+    victim.write_text("original\n")
+    plant = f"ln -s {victim} {outputs}/call_next && ln -s {victim} {outputs}/call_next-1"
+    planted = await sandboxed(plant, project, workspace(project, outputs), outputs)
+    assert planted.exit_code == 0 and (outputs / "call_next").is_symlink()
+    # A later command of shellpilot's (here unsandboxed) spills its long output for that call.
+    small = Config.model_validate({"tool_output": {"max_lines": 5}, "shell": {"drain_ms": 300}})
+    result = await run("seq 1 100", cwd=project, output_dir=outputs, call_id="call_next", config=small)
+    assert victim.read_text() == "original\n"
+    assert result.output_path == str(outputs / "call_next-2")
+    assert Path(result.output_path).read_text() == "".join(f"{n}\n" for n in range(1, 101))
