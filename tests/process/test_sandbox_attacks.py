@@ -10,10 +10,11 @@ import pytest
 
 from shellpilot.config import Config
 from shellpilot.config.model import SandboxConfig
+from shellpilot.paths import config_dir, data_dir, tool_output_dir
 from shellpilot.process.bwrap import find_mechanism
 from shellpilot.process.gitlinks import gitlink_paths
 from shellpilot.process.runner import ShellResult, run
-from shellpilot.process.sandbox import SandboxProfile, read_only_profile, workspace_profile
+from shellpilot.process.sandbox import SandboxProfile, read_only_profile, widened, workspace_profile
 
 MECHANISM = find_mechanism()
 pytestmark = pytest.mark.skipif(
@@ -180,3 +181,29 @@ async def test_a_symlink_planted_in_the_tool_output_folder_is_not_written_throug
     assert victim.read_text() == "original\n"
     assert result.output_path == str(outputs / "call_next-2")
     assert Path(result.output_path).read_text() == "".join(f"{n}\n" for n in range(1, 101))
+
+
+@pytest.mark.parametrize("kind", ["read-only", "workspace-write"])
+async def test_a_granted_parent_never_makes_shellpilots_own_state_writable(
+    project: Path, outputs: Path, kind: str
+) -> None:
+    data, conf = data_dir(), config_dir()
+    grants = data / "grants" / "p.json"
+    grants.parent.mkdir(parents=True)
+    grants.write_text("{}")
+    spills = tool_output_dir(data)
+    spills.mkdir(parents=True)
+    parent = Path(os.path.commonpath([data, conf]))  # as if the user granted ~ (both live under it)
+    base = read_only_profile(project) if kind == "read-only" else workspace(project, spills)
+    profile = widened(base, [parent])
+    attack = (
+        f"echo '{{\"bash\": \"allow\"}}' > {grants}; mkdir -p {conf}; echo '{{}}' > {conf}/shellpilot.json;"
+        f" echo other > {parent}/other; echo spill > {spills}/x; true"
+    )
+    await sandboxed(attack, project, profile, outputs)
+    assert grants.read_text() == "{}"
+    assert not (conf / "shellpilot.json").exists()
+    assert (parent / "other").read_text() == "other\n"  # the grant itself works
+    if kind == "workspace-write":
+        assert (spills / "x").read_text() == "spill\n"
+    assert not profile.can_write(grants) and profile.can_write(parent / "other")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from shellpilot.config.model import SandboxConfig
+from shellpilot.paths import config_dir, data_dir
 from shellpilot.process.gitlinks import Checkouts
 from shellpilot.process.seccomp import no_unix_sockets_filter
 
@@ -60,7 +61,8 @@ class SandboxProfile:
     def can_write(self, path: Path) -> bool:
         """Whether a write to ``path`` (absolute) is allowed by this profile: inside ``/tmp``
         (private, except the host paths shown there again), or inside a writable root and
-        not inside a protected path (unless a granted path inside that protected one covers it)."""
+        not inside a protected path (unless a granted or writable path inside that protected
+        one covers it, as the tool-output folder inside the data dir)."""
         if _inside(path, TMP) and not any(_inside(path, p) for p in (*self.writable, *self.readable)):
             return True  # the sandbox's own /tmp, not the host's
         if not any(_inside(path, root) for root in self.writable):
@@ -68,8 +70,8 @@ class SandboxProfile:
         guarded = [p for p in self.protected if _inside(path, p)]
         if not guarded:
             return True
-        granted = [Path(g) for g in self.granted if g != "network"]
-        return any(_inside(path, g) and any(_inside(g, p) for p in guarded) for g in granted)
+        reopened = [*(Path(g) for g in self.granted if g != "network"), *self.writable]
+        return any(_inside(path, g) and any(_inside(g, p) for p in guarded) for g in reopened)
 
 
 def scrubbed_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -92,6 +94,13 @@ def _resolve(path: str | os.PathLike[str], base: Path) -> Path:
 
 def _unique(paths: Iterable[Path]) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(paths))
+
+
+def own_state() -> list[Path]:
+    """shellpilot's own data dir (sessions, grants) and user config dir: protected in every
+    profile, so that no granted parent (``~``) lets a command grant itself more or loosen
+    its rules; the tool-output folder inside stays writable where the profile says so."""
+    return [Path(os.path.realpath(d())) for d in (data_dir, config_dir)]
 
 
 def _home() -> list[Path]:
@@ -179,7 +188,9 @@ def read_only_profile(
     ``project_dir`` and ``readable`` (spill files) stay visible."""
     seen = _unique(Path(os.path.realpath(p)) for p in (project_dir, *readable, *_home()))
     tmp = Path(os.path.realpath(tmp_dir)) if tmp_dir is not None else None
-    return SandboxProfile("read-only", readable=seen, tmp_dir=tmp, required=required, hint=hint)
+    return SandboxProfile(
+        "read-only", protected=tuple(own_state()), readable=seen, tmp_dir=tmp, required=required, hint=hint
+    )
 
 
 def workspace_profile(
@@ -205,7 +216,7 @@ def workspace_profile(
         "workspace-write",
         network=cfg.network,
         writable=_unique([project, *gitdirs, Path(os.path.realpath(output_dir)), *extra]),
-        protected=_unique([*git_protected, *own, *listed]),
+        protected=_unique([*git_protected, *own, *listed, *own_state()]),
         readable=_unique([project, *(Path(os.path.realpath(p)) for p in (*readable, *_home()))]),
         tmp_dir=Path(os.path.realpath(tmp_dir)) if tmp_dir is not None else None,
         required=cfg.required,
