@@ -207,3 +207,18 @@ async def test_a_granted_parent_never_makes_shellpilots_own_state_writable(
     if kind == "workspace-write":
         assert (spills / "x").read_text() == "spill\n"
     assert not profile.can_write(grants) and profile.can_write(parent / "other")
+
+
+async def test_a_granted_root_does_not_bring_the_hosts_dev_proc_or_sys(project: Path, outputs: Path) -> None:
+    profile = widened(workspace(project, outputs), [Path("/")])
+    probe = (
+        "cat /proc/1/comm; find /dev -maxdepth 1 -type b | wc -l;"
+        " [ -w /proc/sys/kernel/hostname ] && echo PROC-SYS-WRITABLE;"
+        " [ -w /sys/kernel ] && echo SYS-WRITABLE; true"
+    )
+    result = await sandboxed(probe, project, profile, outputs)
+    lines = result.output.splitlines()
+    assert lines[:2] == ["bwrap", "0"]  # its own PID namespace's init; no block devices
+    assert "WRITABLE" not in result.output
+    written = await sandboxed(f"echo granted > {project.parent}/outside-file", project, profile, outputs)
+    assert written.exit_code == 0 and (project.parent / "outside-file").read_text() == "granted\n"

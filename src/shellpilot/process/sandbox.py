@@ -128,9 +128,7 @@ def git_layout(project_dir: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     points to and that dir's common dir) become writable mount points of their own, so a
     command cannot rename them away and put a fake one with its own config in their place.
     Protected: each git dir's ``hooks``, ``config`` and ``config.worktree``, those of the
-    submodules under ``modules/``, and a ``.git`` pointer file itself. Outside any
-    repository: ``.git/hooks`` and ``.git/config`` of the project (a ``git init`` there may
-    not leave programs for the next git run).
+    submodules under ``modules/``, and a ``.git`` pointer file itself.
 
     When ``project_dir`` has no ``.git`` of its own, ``project_dir/.git`` as a whole is
     protected (and ``HEAD`` when missing: with ``objects/`` and ``refs/`` git takes the
@@ -263,6 +261,20 @@ def _depth(path: Path) -> int:
     return len(path.parts)
 
 
+def _kernel_views_again(writable: Sequence[Path], root: bool) -> list[str]:
+    """Mounts that put the private ``/dev`` and ``/proc`` and a read-only ``/sys`` back over
+    a writable root that contains them (a granted ``/``): a bind is recursive, so it would
+    bring the host's raw disks, its processes and, for root, a writable ``/proc/sys``."""
+    args: list[str] = []
+    if any(_inside(Path("/dev"), w) for w in writable):
+        args += ["--dev", "/dev"]
+    if any(_inside(Path("/proc"), w) for w in writable):
+        args += ["--proc", "/proc", *(["--remount-ro", "/proc"] if root else [])]
+    if any(_inside(Path("/sys"), w) for w in writable):
+        args += ["--ro-bind", "/sys", "/sys"]
+    return args
+
+
 def wrap(
     profile: SandboxProfile,
     inner: Sequence[str],
@@ -277,7 +289,9 @@ def wrap(
     ``/dev`` and ``/proc`` (read-only when running as root, since uid 0 may write
     ``/proc/sys`` even without capabilities); ``/tmp`` (``tmp_dir`` or a tmpfs); the readable
     paths under ``/tmp`` again (read-only); the writable roots (parents first); the existing
-    protected paths read-only; granted paths inside protected ones writable again. Then new
+    protected paths read-only; granted paths inside protected ones writable again; the
+    private ``/dev``, ``/proc`` and a read-only ``/sys`` again over a writable root that holds
+    them (a granted ``/``). Then new
     PID, IPC and UTS namespaces (network too without ``network``), no capabilities, death
     with the parent, and without network the seccomp filter of ``seccomp.py``. Writable
     roots and ``tmp_dir`` are created when missing.
@@ -312,6 +326,7 @@ def wrap(
     for path in writable:
         if any(_inside(path, p) and path != p for p in guarded) or path in guarded:
             args += ["--bind", str(path), str(path)]
+    args += _kernel_views_again(writable, root)
     args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL"]
     seccomp: bytes | None = None
     fd_index = -1
