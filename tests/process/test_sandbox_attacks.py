@@ -222,3 +222,41 @@ async def test_a_granted_root_does_not_bring_the_hosts_dev_proc_or_sys(project: 
     assert "WRITABLE" not in result.output
     written = await sandboxed(f"echo granted > {project.parent}/outside-file", project, profile, outputs)
     assert written.exit_code == 0 and (project.parent / "outside-file").read_text() == "granted\n"
+
+
+async def test_a_protected_path_that_is_a_symlink_cannot_be_swapped(
+    repo: Path, outputs: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran-outside"
+    (repo / "githooks").mkdir()
+    hooks = repo / ".git" / "hooks"
+    subprocess.run(["rm", "-rf", str(hooks)], check=True)
+    hooks.symlink_to("../githooks")
+    plant = (
+        f"printf '#!/bin/sh\\ntouch {marker}\\n' > hook; chmod +x hook; cp hook githooks/pre-commit;"
+        " rm .git/hooks && mkdir .git/hooks && cp hook .git/hooks/pre-commit; true"
+    )
+    result = await sandboxed(plant, repo, workspace(repo, outputs), outputs)
+    assert hooks.is_symlink() and os.readlink(hooks) == "../githooks"
+    assert not (repo / "githooks" / "pre-commit").exists()  # the link's target stays read-only
+    assert "put the link back" in result.output
+    (repo / "x").write_text("x")
+    git(repo, "add", "x")
+    git(repo, "commit", "-qm", "x")
+    assert not marker.exists()
+
+
+async def test_a_git_dir_reached_through_a_symlink_cannot_be_swapped(
+    project: Path, outputs: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran-outside"
+    real = project / "real-git"
+    git(project, "init", "-q", "--separate-git-dir", str(real))
+    (project / ".git").unlink()
+    (project / ".git").symlink_to("real-git")
+    (project / "evil.cfg").write_text(EVIL_CONFIG.format(marker=marker))
+    swap = "git init -q --bare fake && cp evil.cfg fake/config && rm .git && mv fake .git; true"
+    await sandboxed(swap, project, workspace(project, outputs), outputs)
+    assert (project / ".git").is_symlink()
+    git(project, "status")
+    assert not marker.exists()

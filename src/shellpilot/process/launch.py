@@ -16,7 +16,7 @@ from shellpilot.process.bwrap import find_mechanism, warn_unavailable
 from shellpilot.process.child import spawn
 from shellpilot.process.denial import denial_note, find_denial
 from shellpilot.process.gitlinks import set_aside_planted, snapshot
-from shellpilot.process.sandbox import SandboxProfile, Wrapped, set_aside, wrap
+from shellpilot.process.sandbox import SandboxProfile, Wrapped, restore_links, set_aside, wrap
 
 
 def sandboxed(profile: SandboxProfile | None, argv: list[str], cwd: Path) -> Wrapped | None:
@@ -70,7 +70,7 @@ def sandbox_notes(
     aside) and, when the
     command ``failed`` (exited non-zero), what the sandbox blocked; plus what to ask for to
     let it through (``Denial.request``)."""
-    notes = set_aside(wrapped.missing)
+    notes = [*set_aside(wrapped.missing), *restore_links(wrapped.links)]
     if wrapped.checkouts is not None:
         notes += set_aside_planted(wrapped.checkouts)
     if not failed:

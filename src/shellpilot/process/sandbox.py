@@ -155,6 +155,8 @@ def git_layout(project_dir: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     gitdirs: list[Path] = []
     if dotgit.is_dir():
         gitdirs.append(Path(os.path.realpath(dotgit)))
+        if dotgit.is_symlink():
+            protected.append(dotgit)  # the link could be swapped for a fake git dir
     else:
         protected.append(dotgit)
         pointed = _git_pointer(dotgit)
@@ -242,7 +244,8 @@ class Wrapped:
     named in ``argv``; the runner writes them into a pipe), ``missing`` (protected paths
     that did not exist before the run, checked by ``set_aside`` afterwards) and
     ``checkouts`` (the submodule checkouts before a run that may write, checked afterwards
-    by ``gitlinks.set_aside_planted``)."""
+    by ``gitlinks.set_aside_planted``) and ``links`` (protected paths that are symlinks, with
+    their text, put back by ``restore_links``)."""
 
     argv: list[str]
     env: dict[str, str]
@@ -250,6 +253,7 @@ class Wrapped:
     missing: tuple[Path, ...] = ()
     seccomp_fd_index: int = -1
     checkouts: Checkouts | None = None
+    links: tuple[tuple[Path, str], ...] = ()
 
     def bind_fd(self, fd: int) -> None:
         """Put the read end of the seccomp pipe into the argv (``--seccomp FD``)."""
@@ -318,8 +322,16 @@ def wrap(
         args += ["--bind", str(path), str(path)]
     missing: list[Path] = []
     guarded = [p for p in sorted(profile.protected, key=_depth) if any(_inside(p, w) for w in writable)]
+    links: list[tuple[Path, str]] = []
     for path in guarded:
-        if os.path.lexists(path):
+        if os.path.islink(path):
+            # A mount lands on the link's target: the link itself stays replaceable, so it
+            # is checked (and put back) afterwards, and its target kept read-only here.
+            links.append((path, os.readlink(path)))
+            target = Path(os.path.realpath(path))
+            if target.exists() and target not in writable:
+                args += ["--ro-bind", str(target), str(target)]
+        elif os.path.lexists(path):
             args += ["--ro-bind", str(path), str(path)]
         else:
             missing.append(path)
@@ -343,6 +355,7 @@ def wrap(
         seccomp=seccomp,
         missing=tuple(missing),
         seccomp_fd_index=fd_index,
+        links=tuple(links),
     )
 
 
@@ -366,5 +379,30 @@ def set_aside(missing: Iterable[Path], *, now: float | None = None) -> list[str]
         notes.append(
             f"The command created {path}, a protected path the sandbox keeps read-only; "
             f"shellpilot moved it to {target}. Only the user may create it."
+        )
+    return notes
+
+
+def restore_links(links: Iterable[tuple[Path, str]], *, now: float | None = None) -> list[str]:
+    """Put back each protected symlink (``(path, link text)``) the command removed or
+    replaced: what is there now moves to ``<name>.sandbox-blocked-<unix time>`` and the link
+    is made again; returns one note per repair."""
+    stamp = int(time.time() if now is None else now)
+    notes: list[str] = []
+    for path, text in links:
+        if os.path.islink(path) and os.readlink(path) == text:
+            continue
+        try:
+            if os.path.lexists(path):
+                os.rename(path, path.with_name(f"{path.name}.sandbox-blocked-{stamp}"))
+            os.symlink(text, path)
+        except OSError as exc:
+            notes.append(
+                f"The sandbox could not restore {path}, a protected symlink the command replaced: {exc}."
+            )
+            continue
+        notes.append(
+            f"The command replaced {path}, a protected symlink the sandbox keeps; shellpilot put the "
+            f"link back (-> {text}) and moved what was there to {path.name}.sandbox-blocked-{stamp}."
         )
     return notes
