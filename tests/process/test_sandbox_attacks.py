@@ -14,7 +14,13 @@ from shellpilot.paths import config_dir, data_dir, tool_output_dir
 from shellpilot.process.bwrap import find_mechanism
 from shellpilot.process.gitlinks import gitlink_paths
 from shellpilot.process.runner import ShellResult, run
-from shellpilot.process.sandbox import SandboxProfile, read_only_profile, widened, workspace_profile
+from shellpilot.process.sandbox import (
+    SandboxProfile,
+    hooks_paths,
+    read_only_profile,
+    widened,
+    workspace_profile,
+)
 
 MECHANISM = find_mechanism()
 pytestmark = pytest.mark.skipif(
@@ -260,3 +266,27 @@ async def test_a_git_dir_reached_through_a_symlink_cannot_be_swapped(
     assert (project / ".git").is_symlink()
     git(project, "status")
     assert not marker.exists()
+
+
+async def test_a_hooks_folder_set_by_core_hookspath_stays_read_only(
+    repo: Path, outputs: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran-outside"
+    git(repo, "config", "core.hooksPath", ".husky")
+    (repo / ".husky").mkdir()
+    plant = f"printf '#!/bin/sh\\ntouch {marker}\\n' > .husky/pre-commit && chmod +x .husky/pre-commit"
+    result = await sandboxed(plant, repo, workspace(repo, outputs), outputs)
+    assert result.exit_code != 0 and not (repo / ".husky" / "pre-commit").exists()
+    (repo / "x").write_text("x")
+    git(repo, "add", "x")
+    git(repo, "commit", "-qm", "x")
+    assert not marker.exists()
+
+
+def test_hooks_paths_reads_git_config_syntax(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.write_text(
+        '[Core]\n\tbare = false\n  HooksPath = "a dir" ; note\n[core] hooksPath=b\n[alias]\n\thookspath = c\n'
+    )
+    assert hooks_paths(config) == ["a dir", "b"]
+    assert hooks_paths(tmp_path / "missing") == []

@@ -121,13 +121,38 @@ def _git_pointer(path: Path) -> Path | None:
     return _resolve(text[len("gitdir:") :].strip(), path.parent)
 
 
+def hooks_paths(config: Path) -> list[str]:
+    """Every ``core.hooksPath`` value of a git config file (a hooks folder in the work tree,
+    as husky sets up, runs programs at the next commit just like ``.git/hooks``)."""
+    try:
+        text = config.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    found: list[str] = []
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line[1:].split("]", 1)[0].split('"', 1)[0].strip().lower()
+            line = line.split("]", 1)[1].strip() if "]" in line else ""
+        key, sep, value = line.partition("=")
+        if section == "core" and sep and key.strip().lower() == "hookspath":
+            value = value.split(" #", 1)[0].split(" ;", 1)[0].strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            if value:
+                found.append(value)
+    return found
+
+
 def git_layout(project_dir: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """``(git dirs, protected paths)`` of the repository holding ``project_dir``.
 
     The git dirs (the ``.git`` dir, or for a worktree or submodule the dir its ``.git`` file
     points to and that dir's common dir) become writable mount points of their own, so a
     command cannot rename them away and put a fake one with its own config in their place.
-    Protected: each git dir's ``hooks``, ``config`` and ``config.worktree``, those of the
+    Protected: each git dir's ``hooks``, ``config``, ``config.worktree``, ``commondir`` and
+    the folder its config names in ``core.hooksPath``, those of the
     submodules under ``modules/``, and a ``.git`` pointer file itself.
 
     When ``project_dir`` has no ``.git`` of its own, ``project_dir/.git`` as a whole is
@@ -168,6 +193,7 @@ def git_layout(project_dir: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
             gitdirs.append(_resolve(common.read_text(encoding="utf-8", errors="replace").strip(), pointed))
     for gitdir in list(gitdirs):
         protected += [gitdir / name for name in _GIT_PROTECTED]
+        protected += [_resolve(h, folder) for h in hooks_paths(gitdir / "config")]
         modules = gitdir / "modules"
         if modules.is_dir():
             for config in modules.glob("**/config"):
