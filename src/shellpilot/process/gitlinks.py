@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _GITLINK = 0o160000
+_GITLINK_MODE = _GITLINK.to_bytes(4, "big")
+_parsed: dict[tuple[str, int, int, int], list[str]] = {}
+"""gitlink_paths of an index file, by (path, inode, size, mtime ns): parsed once per change."""
 _ENTRY_FIXED = 62  # ctime, mtime, dev, ino, mode, uid, gid, size (4 bytes each but times 8), sha1, flags
 
 
@@ -33,8 +36,8 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 def gitlink_paths(index: bytes) -> list[str]:
     """The paths of the gitlink entries (mode 160000) of a git index file's bytes (SHA-1
     repositories); [] for anything that is not a readable index."""
-    if len(index) < 12 or index[:4] != b"DIRC":
-        return []
+    if len(index) < 12 or index[:4] != b"DIRC" or _GITLINK_MODE not in index:
+        return []  # no entry can have mode 160000: the usual case, found at C speed
     version, count = struct.unpack(">II", index[4:12])
     if version not in (2, 3, 4):
         return []
@@ -119,7 +122,13 @@ def find_repository(project: Path) -> tuple[Path, Path] | None:
 
 def _read(index: Path) -> list[str]:
     try:
-        return gitlink_paths(index.read_bytes())
+        info = os.stat(index)
+        key = (str(index), info.st_ino, info.st_size, info.st_mtime_ns)
+        if key not in _parsed:
+            if len(_parsed) > 64:
+                _parsed.clear()
+            _parsed[key] = gitlink_paths(index.read_bytes())
+        return _parsed[key]
     except OSError:
         return []
 
