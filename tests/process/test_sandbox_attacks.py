@@ -290,3 +290,21 @@ def test_hooks_paths_reads_git_config_syntax(tmp_path: Path) -> None:
     )
     assert hooks_paths(config) == ["a dir", "b"]
     assert hooks_paths(tmp_path / "missing") == []
+
+
+async def test_without_network_only_ip_and_netlink_sockets_can_be_made(project: Path, outputs: Path) -> None:
+    """AF_VSOCK reaches a VM's hypervisor from any network namespace; only the socket is
+    made here, nothing is connected."""
+    probe = (
+        "import socket\n"
+        "for name in ('AF_VSOCK', 'AF_UNIX', 'AF_INET', 'AF_INET6', 'AF_NETLINK'):\n"
+        "    kind = socket.SOCK_DGRAM if name == 'AF_NETLINK' else socket.SOCK_STREAM\n"
+        "    try:\n"
+        "        socket.socket(getattr(socket, name), kind).close(); print(name, 'made')\n"
+        "    except OSError as exc:\n"
+        "        print(name, 'errno', exc.errno)\n"
+    )
+    (project / "probe.py").write_text(probe)
+    result = await sandboxed("python3 probe.py", project, read_only_profile(project), outputs)
+    lines = set(result.output.splitlines())
+    assert {"AF_VSOCK errno 1", "AF_UNIX errno 1", "AF_INET made", "AF_NETLINK made"} <= lines

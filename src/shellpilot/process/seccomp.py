@@ -1,10 +1,11 @@
-"""The seccomp filter of a sandbox without network: no Unix-domain sockets, no io_uring.
+"""The seccomp filter of a sandbox without network: IP and netlink sockets only, no io_uring.
 
 Owns: the classic-BPF program bwrap loads with ``--seccomp FD`` (bytes). Must not touch:
 processes or files. A network namespace cuts IP traffic but not a connect() to a socket
-file on the host (the Docker or D-Bus socket could run anything outside the sandbox), so
-without network a command may not create AF_UNIX sockets (socketpair stays allowed) nor set
-up io_uring, which could open sockets past this filter.
+file on the host (the Docker or D-Bus socket could run anything outside the sandbox), nor
+AF_VSOCK (a VM's channel to its hypervisor), so without network a command may create only
+AF_INET, AF_INET6 (its own loopback) and AF_NETLINK sockets (socketpair stays allowed), and
+may not set up io_uring, which could open sockets past this filter.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ _RET_K = 0x06  # BPF_RET | BPF_K
 _ALLOW = 0x7FFF0000
 _ERRNO = 0x00050000
 _X32_BIT = 0x40000000
-_AF_UNIX = 1
+_AF_INET, _AF_INET6, _AF_NETLINK = 2, 10, 16
 
 # machine -> (AUDIT_ARCH_*, socket nr, io_uring_setup nr)
 _ARCHES: dict[str, tuple[int, int, int]] = {
@@ -38,10 +39,10 @@ def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 
 
 def no_unix_sockets_filter(machine: str | None = None) -> bytes | None:
-    """The BPF program (``struct sock_filter[]`` bytes) that fails ``socket(AF_UNIX, ...)``
-    and ``io_uring_setup`` with EPERM, and every syscall of another ABI (x32, 32-bit compat)
-    too, so the rule cannot be dodged through one. None on a machine it has no table for
-    (the sandbox then runs without it)."""
+    """The BPF program (``struct sock_filter[]`` bytes) that fails with EPERM ``socket()``
+    of any family but AF_INET, AF_INET6 and AF_NETLINK, ``io_uring_setup``, and every
+    syscall of another ABI (x32, 32-bit compat), so the rule cannot be dodged through one.
+    None on a machine it has no table for (the sandbox then runs without it)."""
     arch = _ARCHES.get((machine or platform.machine()).lower())
     if arch is None:
         return None
@@ -49,14 +50,16 @@ def no_unix_sockets_filter(machine: str | None = None) -> bytes | None:
     deny = _ERRNO | errno.EPERM
     program = [
         _op(_LD_ABS_W, _ARCH),  # 0
-        _op(_JEQ_K, audit_arch, 0, 7),  # 1: another ABI -> 9 (deny)
+        _op(_JEQ_K, audit_arch, 0, 9),  # 1: another ABI -> 11 (deny)
         _op(_LD_ABS_W, _NR),  # 2
-        _op(_JGE_K, _X32_BIT, 5, 0),  # 3: x32 syscall -> 9 (deny)
-        _op(_JEQ_K, nr_io_uring, 4, 0),  # 4: io_uring_setup -> 9 (deny)
-        _op(_JEQ_K, nr_socket, 0, 2),  # 5: not socket -> 8 (allow)
+        _op(_JGE_K, _X32_BIT, 7, 0),  # 3: x32 syscall -> 11 (deny)
+        _op(_JEQ_K, nr_io_uring, 6, 0),  # 4: io_uring_setup -> 11 (deny)
+        _op(_JEQ_K, nr_socket, 0, 4),  # 5: not socket -> 10 (allow)
         _op(_LD_ABS_W, _ARG0),  # 6: domain
-        _op(_JEQ_K, _AF_UNIX, 1, 0),  # 7: AF_UNIX -> 9 (deny)
-        _op(_RET_K, _ALLOW),  # 8
-        _op(_RET_K, deny),  # 9
+        _op(_JEQ_K, _AF_INET, 2, 0),  # 7: AF_INET -> 10 (allow)
+        _op(_JEQ_K, _AF_INET6, 1, 0),  # 8: AF_INET6 -> 10 (allow)
+        _op(_JEQ_K, _AF_NETLINK, 0, 1),  # 9: AF_NETLINK -> 10 (allow), any other -> 11 (deny)
+        _op(_RET_K, _ALLOW),  # 10
+        _op(_RET_K, deny),  # 11
     ]
     return b"".join(program)
