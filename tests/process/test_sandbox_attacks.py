@@ -308,3 +308,17 @@ async def test_without_network_only_ip_and_netlink_sockets_can_be_made(project: 
     result = await sandboxed("python3 probe.py", project, read_only_profile(project), outputs)
     lines = set(result.output.splitlines())
     assert {"AF_VSOCK errno 1", "AF_UNIX errno 1", "AF_INET made", "AF_NETLINK made"} <= lines
+
+
+async def test_with_network_unix_sockets_work_but_vsock_does_not(project: Path, outputs: Path) -> None:
+    probe = (
+        "import socket\n"
+        "for name in ('AF_VSOCK', 'AF_UNIX', 'AF_INET'):\n"
+        "    try:\n"
+        "        socket.socket(getattr(socket, name), socket.SOCK_STREAM).close(); print(name, 'made')\n"
+        "    except OSError as exc:\n"
+        "        print(name, 'errno', exc.errno)\n"
+    )
+    (project / "probe.py").write_text(probe)
+    result = await sandboxed("python3 probe.py", project, workspace(project, outputs, network=True), outputs)
+    assert {"AF_VSOCK errno 1", "AF_UNIX made", "AF_INET made"} <= set(result.output.splitlines())

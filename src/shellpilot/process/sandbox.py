@@ -18,7 +18,7 @@ from typing import Literal
 from shellpilot.config.model import SandboxConfig
 from shellpilot.paths import config_dir, data_dir
 from shellpilot.process.gitlinks import Checkouts
-from shellpilot.process.seccomp import no_unix_sockets_filter
+from shellpilot.process.seccomp import network_filter, no_unix_sockets_filter
 
 ProfileName = Literal["read-only", "workspace-write"]
 
@@ -323,7 +323,8 @@ def wrap(
     private ``/dev``, ``/proc`` and a read-only ``/sys`` again over a writable root that holds
     them (a granted ``/``). Then new
     PID, IPC and UTS namespaces (network too without ``network``), no capabilities, death
-    with the parent, and without network the seccomp filter of ``seccomp.py``. Writable
+    with the parent, and the seccomp filter of ``seccomp.py`` (without network: IP and
+    netlink sockets only; with it: Unix ones too; never AF_VSOCK or io_uring). Writable
     roots and ``tmp_dir`` are created when missing.
     """
     root = os.geteuid() == 0 if as_root is None else as_root
@@ -370,10 +371,10 @@ def wrap(
     fd_index = -1
     if not profile.network:
         args.append("--unshare-net")
-        seccomp = no_unix_sockets_filter()
-        if seccomp is not None:
-            args += ["--seccomp", "-1"]
-            fd_index = len(args)  # +1 for the bwrap path in front
+    seccomp = network_filter() if profile.network else no_unix_sockets_filter()
+    if seccomp is not None:
+        args += ["--seccomp", "-1"]
+        fd_index = len(args)  # +1 for the bwrap path in front
     args += ["--chdir", str(cwd), "--"]
     return Wrapped(
         argv=[bwrap, *args, *inner],
