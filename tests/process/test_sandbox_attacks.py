@@ -106,8 +106,7 @@ async def test_workspace_write_cannot_point_the_git_dir_at_a_config_of_its_own(
 @pytest.mark.parametrize(
     "attack",
     [
-        "mkdir evil && cp -r /dev/null evil/x; git init -q --bare evil && cat cfg > evil/config"
-        " && echo 'gitdir: evil' > .git",
+        "git init -q --bare evil && cat cfg > evil/config && echo 'gitdir: evil' > .git",
         "git init -q . && cat cfg > .git/config.new && mkdir -p evilc && cp -r .git/objects .git/refs evilc/"
         " && cp cfg evilc/config && echo ../evilc > .git/commondir",
     ],
