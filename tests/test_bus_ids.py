@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import subprocess
+import sys
+
+import pytest
 
 from shellpilot.bus import Bus, Event
 from shellpilot.ids import ascending
@@ -44,7 +49,7 @@ async def test_subscription_receives_filtered_events_in_order() -> None:
     assert got == [0, 1, 2]
 
 
-def test_listener_errors_do_not_break_publish() -> None:
+def test_listener_errors_do_not_break_publish_and_are_logged(caplog: pytest.LogCaptureFixture) -> None:
     bus = Bus()
     seen: list[str] = []
 
@@ -53,10 +58,27 @@ def test_listener_errors_do_not_break_publish() -> None:
 
     bus.listen(bad)
     remove = bus.listen(lambda e: seen.append(e.type))
-    bus.publish(Pong())
+    with caplog.at_level(logging.ERROR, logger="shellpilot.bus"):
+        bus.publish(Pong())
     remove()
     bus.publish(Pong())
     assert seen == ["pong"]
+    [first, second] = [r for r in caplog.records if r.name == "shellpilot.bus"]
+    assert "pong" in first.getMessage() and "bad" in first.getMessage()
+    assert first.exc_info is not None and str(first.exc_info[1]) == "boom"
+    assert second.exc_info is not None
+
+
+def test_listener_error_reaches_stderr_without_logging_setup() -> None:
+    code = (
+        "from shellpilot.bus import Bus, Event\n"
+        "class Pong(Event):\n    type: str = 'pong'\n"
+        "def bad(event):\n    raise RuntimeError('boom-in-listener')\n"
+        "bus = Bus()\nbus.listen(bad)\nbus.publish(Pong())\nprint('published')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "published\n"
+    assert "boom-in-listener" in done.stderr and "pong" in done.stderr
 
 
 async def test_slow_subscriber_drops_oldest_not_memory() -> None:

@@ -1,5 +1,5 @@
 """``python -m shellpilot`` runs the CLI."""
 
-from shellpilot.cli.app import main
+from shellpilot.cli import main
 
 main()

@@ -8,11 +8,15 @@ permission/events.py, command/events.py).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import suppress
 from typing import Any
 
 from pydantic import BaseModel
+
+log = logging.getLogger(__name__)
+"""Where an exception raised by a listener is reported (with its traceback)."""
 
 
 class Event(BaseModel):
@@ -74,7 +78,8 @@ class Bus:
     """Fan-out of events to synchronous listeners and async subscriptions.
 
     ``publish`` never blocks and never raises because of a subscriber: a listener that
-    raises is dropped from that delivery only. Build one per process (CLI or server
+    raises misses that delivery only, and its exception is logged to the ``shellpilot.bus``
+    logger (on stderr when logging is not configured). Build one per process (CLI or server
     start-up) and pass it down; there is no global bus.
     """
 
@@ -86,8 +91,10 @@ class Bus:
         """Deliver ``event`` to every matching listener and subscription."""
         for types, listener in list(self._listeners):
             if types is None or event.type in types:
-                with suppress(Exception):
+                try:
                     listener(event)
+                except Exception:
+                    log.exception("a bus listener (%r) raised on a %s event", listener, event.type)
         for sub in list(self._subs):
             sub._offer(event)
 

@@ -38,7 +38,7 @@ def config_dir(override: str | os.PathLike[str] | None = None) -> Path:
 
 
 def tool_output_dir(data: Path) -> Path:
-    """Folder of full-output spill files under a data dir (seed: shell tool, truncation)."""
+    """Folder of full-output spill files under a data dir (each named in the tool result)."""
     return data / "tool-output"
 
 

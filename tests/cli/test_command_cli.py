@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -142,12 +141,8 @@ def test_render_blocks_follow_rules_and_flags(project: Path) -> None:
 
 
 def test_unknown_command_is_a_usage_error(project: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "shellpilot", "command", "render", "revew", "--dir", str(project)],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 2
+    done = runner.invoke(app, ["command", "render", "revew", "--dir", str(project)])
+    assert done.exit_code == 2
     assert done.stderr == 'error: Command not found: "revew". Did you mean: review?\n'
 
 

@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from shellpilot.cli.run_cmd import exit_code, load_schema, read_message, split_command
-from shellpilot.errors import UsageError
+from shellpilot.errors import (
+    Aborted,
+    PermissionDenied,
+    PermissionRejected,
+    ProviderError,
+    ProviderNotConfigured,
+    StructuredOutputError,
+    UsageError,
+)
 from shellpilot.session.models import AssistantMessage, MessageError
 from shellpilot.session.turn import TurnResult
 
@@ -31,39 +39,47 @@ def test_split_command(message: str, command: str | None, expected: tuple[str | 
     assert split_command(message, command) == expected
 
 
-def _result(error: str | None) -> TurnResult:
-    message = AssistantMessage(
-        session_id="ses_x", error=MessageError(name=error, message="m") if error else None
-    )
-    return TurnResult("ses_x", message, "")
+def _result(error: BaseException | MessageError | None) -> TurnResult:
+    record = MessageError.of(error) if isinstance(error, BaseException) else error
+    return TurnResult("ses_x", AssistantMessage(session_id="ses_x", error=record), "")
 
 
 @pytest.mark.parametrize(
     ("error", "code"),
     [
         (None, 0),
-        ("Aborted", 130),
-        ("ProviderError", 3),
-        ("PermissionRejected", 4),
-        ("StructuredOutputError", 1),
-        ("StepLimit", 1),
-        ("SomethingUnknown", 1),
+        (Aborted(), 130),
+        (ProviderError("fake: HTTP 500", provider="fake"), 3),
+        (ProviderNotConfigured("set a key", provider="fake"), 3),
+        (PermissionRejected("no"), 4),
+        (PermissionDenied("bash", "rm *"), 4),
+        (StructuredOutputError("text instead"), 1),
+        (MessageError(name="StepLimit", message="Stopped after max_steps"), 1),
+        (RuntimeError("a bug"), 1),
     ],
 )
-def test_exit_code(error: str | None, code: int) -> None:
+def test_exit_code_comes_from_the_recorded_error_class(
+    error: BaseException | MessageError | None, code: int
+) -> None:
     assert exit_code(_result(error)) == code
+
+
+def test_the_exit_code_survives_the_store_and_a_class_name_alone_is_not_looked_up() -> None:
+    stored = MessageError.model_validate_json(MessageError.of(PermissionRejected("no")).model_dump_json())
+    assert exit_code(_result(stored)) == 4
+    assert exit_code(_result(MessageError(name="ProviderError", message="only a name"))) == 1
 
 
 def test_sigterm_exits_143_and_sigint_130() -> None:
     import signal
 
-    assert exit_code(_result("Aborted"), True, signal.SIGTERM) == 143
-    assert exit_code(_result("ProviderError"), True, signal.SIGINT) == 130
+    assert exit_code(_result(Aborted()), True, signal.SIGTERM) == 143
+    assert exit_code(_result(ProviderError("x", provider="p")), True, signal.SIGINT) == 130
     assert exit_code(_result(None), True, signal.SIGTERM) == 0
 
 
 def test_interrupt_wins_over_the_recorded_error() -> None:
-    assert exit_code(_result("PermissionRejected"), interrupted=True) == 130
+    assert exit_code(_result(PermissionRejected("no")), interrupted=True) == 130
 
 
 def test_load_schema_inline_file_and_errors(tmp_path: Path) -> None:
@@ -110,7 +126,9 @@ def test_read_message_joins_command_arguments_like_render(
 
 def test_check_files(tmp_path: Path) -> None:
     from shellpilot.cli.run_cmd import check_files
-    from shellpilot.errors import UsageError
+    from shellpilot.errors import (
+        UsageError,
+    )
 
     (tmp_path / "a.py").write_text("x")
     (tmp_path / "d").mkdir()

@@ -1,22 +1,37 @@
-"""``shellpilot session list|show|export|delete`` as real subprocesses against a real store."""
+"""``shellpilot session list|show|export|delete`` in-process (typer's CliRunner) against a real store."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import subprocess
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
+
+from shellpilot.cli.app import app
 
 
-def _sp(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shellpilot", *args], cwd=cwd, capture_output=True, text=True, timeout=60
-    )
+@dataclass(frozen=True)
+class Done:
+    """How one CLI call ended: exit status, stdout and stderr (text and bytes)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    stdout_bytes: bytes
+
+
+def _sp(*args: str, cwd: Path) -> Done:
+    """``shellpilot ARGS`` run in this process from ``cwd``."""
+    with contextlib.chdir(cwd):
+        result = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    return Done(result.exit_code, result.stdout, result.stderr, result.stdout_bytes)
 
 
 @pytest.fixture
@@ -143,21 +158,15 @@ def test_show_and_list_never_print_a_stored_escape_raw(repo: Path) -> None:
         db.commit()
     finally:
         db.close()
-    shown = subprocess.run(
-        [sys.executable, "-m", "shellpilot", "session", "show", sid],
-        cwd=repo,
-        capture_output=True,
-        timeout=60,
-    )
+    shown = _sp("session", "show", sid, cwd=repo)
     assert shown.returncode == 0, shown.stderr
-    assert b"\x1b" not in shown.stdout and b"\x07" not in shown.stdout and b"\r" not in shown.stdout
-    text = shown.stdout.decode()
+    raw_out = shown.stdout_bytes
+    assert b"\x1b" not in raw_out and b"\x07" not in raw_out and b"\r" not in raw_out
+    text = shown.stdout
     assert "$ echo ␛[8mhidden␛[0m" in text  # a command's escapes stay visible
     assert "ab c red␍end␇" in text  # stored output: sequences removed, other controls shown
-    listed = subprocess.run(
-        [sys.executable, "-m", "shellpilot", "session", "list"], cwd=repo, capture_output=True, timeout=60
-    )
-    assert b"\x1b" not in listed.stdout and "title" in listed.stdout.decode()
+    listed = _sp("session", "list", cwd=repo)
+    assert b"\x1b" not in listed.stdout_bytes and "title" in listed.stdout
 
 
 def test_list_shows_top_level_sessions_with_a_subtask_count_and_all_shows_children(repo: Path) -> None:

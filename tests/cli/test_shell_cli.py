@@ -1,4 +1,5 @@
-"""``shellpilot shell`` as a real subprocess on a real git repository; the SQLite store read afterwards."""
+"""``shellpilot shell`` on a real git repository, the SQLite store read afterwards: a real subprocess
+where the CLI's own process is the point (exit status, live output, signals), else in-process."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from shellpilot.cli.app import app
 from shellpilot.process.process_group import group_members
 
 LARGE_BYTES = 20 * 1024 * 1024
@@ -56,6 +60,23 @@ def _sp(*args: str, cwd: Path, **kw: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "shellpilot", *args], cwd=cwd, capture_output=True, text=True, timeout=60, **kw
     )
+
+
+@dataclass(frozen=True)
+class Done:
+    """How an in-process CLI call ended: exit status, stdout and stderr."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _cli(*args: str, cwd: Path) -> Done:
+    """``shellpilot ARGS`` in this process from ``cwd`` (typer's CliRunner), for what is not
+    about the CLI's own process (session choice, warnings, usage errors)."""
+    with contextlib.chdir(cwd):
+        result = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    return Done(result.exit_code, result.stdout, result.stderr)
 
 
 def _popen(*args: str, cwd: Path) -> subprocess.Popen[str]:
@@ -134,21 +155,21 @@ def test_output_is_live(repo: Path) -> None:
 
 
 def test_continue_session_and_unknown_session(repo: Path, db: sqlite3.Connection, tmp_path: Path) -> None:
-    assert _sp("shell", "echo one", cwd=repo).returncode == 0
-    assert _sp("shell", "--continue", "echo two", cwd=repo).returncode == 0
+    assert _cli("shell", "echo one", cwd=repo).returncode == 0
+    assert _cli("shell", "--continue", "echo two", cwd=repo).returncode == 0
     sessions = db.execute("SELECT id FROM session").fetchall()
     assert len(sessions) == 1
     (sid,) = sessions[0]
     assert db.execute("SELECT count(*) FROM message WHERE session_id=?", (sid,)).fetchone()[0] == 4
-    assert _sp("shell", "echo three", cwd=repo).returncode == 0  # no flag: a new session
-    assert _sp("shell", "--session", sid, "echo four", cwd=repo).returncode == 0
+    assert _cli("shell", "echo three", cwd=repo).returncode == 0  # no flag: a new session
+    assert _cli("shell", "--session", sid, "echo four", cwd=repo).returncode == 0
     assert db.execute("SELECT count(*) FROM session").fetchone()[0] == 2
     assert db.execute("SELECT count(*) FROM message WHERE session_id=?", (sid,)).fetchone()[0] == 6
-    missing = _sp("shell", "--session", "ses_nope", "true", cwd=repo)
+    missing = _cli("shell", "--session", "ses_nope", "true", cwd=repo)
     assert missing.returncode == 5 and "Session not found" in missing.stderr
     # --data-dir beats the environment
     other = tmp_path / "other-data"
-    assert _sp("shell", "--data-dir", str(other), "true", cwd=repo).returncode == 0
+    assert _cli("shell", "--data-dir", str(other), "true", cwd=repo).returncode == 0
     assert (other / "shellpilot.db").is_file()
 
 
@@ -316,15 +337,15 @@ def test_passthrough_is_byte_exact(repo: Path, tmp_path: Path) -> None:
 def test_session_with_another_projects_dir_is_a_usage_error(
     repo: Path, db: sqlite3.Connection, tmp_path: Path
 ) -> None:
-    assert _sp("shell", "true", cwd=repo).returncode == 0
+    assert _cli("shell", "true", cwd=repo).returncode == 0
     (sid,) = db.execute("SELECT id FROM session").fetchone()
     other = tmp_path / "other"
     other.mkdir()
-    refused = _sp("shell", "--session", sid, "--dir", str(other), "echo never", cwd=repo)
+    refused = _cli("shell", "--session", sid, "--dir", str(other), "echo never", cwd=repo)
     assert refused.returncode == 2
     assert str(repo.resolve()) in refused.stderr and str(other.resolve()) in refused.stderr
     assert "never" not in json.dumps(_tool_parts(db))
-    same = _sp("shell", "--session", sid, "--dir", str(repo), "pwd", cwd=other)
+    same = _cli("shell", "--session", sid, "--dir", str(repo), "pwd", cwd=other)
     assert same.returncode == 0 and same.stdout == f"{repo.resolve()}\n"
 
 
@@ -335,14 +356,14 @@ def test_a_refused_configured_shell_is_named_in_a_warning(
     project = tmp_path / "proj"
     project.mkdir()
     (project / "shellpilot.json").write_text(json.dumps({"shell": {"path": configured}}))
-    out = _sp("shell", "echo ran", cwd=project)
+    out = _cli("shell", "echo ran", cwd=project)
     assert out.returncode == 0 and out.stdout == "ran\n"
     (warning,) = [line for line in out.stderr.splitlines() if "warning" in line]
     used = _tool_parts(db)[0]["state"]["metadata"]["shell"]
     assert configured in warning and used in warning
     plain = tmp_path / "plain"
     plain.mkdir()
-    assert "warning" not in _sp("shell", "true", cwd=plain).stderr
+    assert "warning" not in _cli("shell", "true", cwd=plain).stderr
 
 
 def test_a_command_that_is_not_utf8_is_refused_before_anything(tmp_path: Path) -> None:

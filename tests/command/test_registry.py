@@ -102,8 +102,13 @@ async def test_mcp_prompts_override_config_and_stay_qualified(project: Path) -> 
     write(project / ".shellpilot" / "skills" / "hello" / "SKILL.md", "skill hello")
     config = {
         "mcp": {
-            "fixture": {"type": "local", "command": [sys.executable, str(SERVER)]},
-            "dead": {"type": "local", "command": [sys.executable, str(SERVER), "--crash"]},
+            # A generous start-up limit: a loaded machine may take over 10 s to start Python + mcp.
+            "fixture": {"type": "local", "command": [sys.executable, str(SERVER)], "timeout_ms": 60_000},
+            "dead": {
+                "type": "local",
+                "command": [sys.executable, str(SERVER), "--crash"],
+                "timeout_ms": 60_000,
+            },
         }
     }
     write(project / "shellpilot.json", json.dumps(config))

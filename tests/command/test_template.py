@@ -83,8 +83,8 @@ def test_inserted_text_is_never_reexpanded(hazard: str) -> None:
     assert substitute("<$ARGUMENTS>", hazard) == f"<{hazard}>"
 
 
-def test_seed_double_expansion_is_fixed() -> None:
-    # The seed produced "$ARGUMENTS z z $ARGUMENTS z" (spec §7 item 8).
+def test_inserted_text_is_not_expanded_again() -> None:
+    # A second pass over inserted text would give "$ARGUMENTS z z $ARGUMENTS z".
     assert substitute("$1 $ARGUMENTS", "$ARGUMENTS z") == "$ARGUMENTS z $ARGUMENTS z"
 
 

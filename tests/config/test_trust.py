@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner, Result
 
 from shellpilot.cli.context import untrusted_warning
 from shellpilot.config import load_config
@@ -198,14 +197,11 @@ def test_warning_names_keys_and_every_way_to_trust(project: Path, user_dir: Path
     assert warning is not None and warning.endswith(f"in {user_dir / 'shellpilot.jsonc'}.")
 
 
-def _command_list(project: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "shellpilot", "command", "list", "--dir", str(project), *flags],
-        capture_output=True,
-        text=True,
-        cwd=project,
-        timeout=60,
-    )
+def _command_list(project: Path, *flags: str) -> Result:
+    """``shellpilot command list --dir PROJECT FLAGS`` in this process (typer's CliRunner)."""
+    from shellpilot.cli.app import app
+
+    return CliRunner().invoke(app, ["command", "list", "--dir", str(project), *flags], catch_exceptions=False)
 
 
 def test_cli_command_list_does_not_start_an_untrusted_mcp_server(project: Path) -> None:
@@ -213,7 +209,7 @@ def test_cli_command_list_does_not_start_an_untrusted_mcp_server(project: Path) 
     server = {"type": "local", "command": ["sh", "-c", f"touch {marker}"], "timeout_ms": 3000}
     write_json(project / ".shellpilot" / "shellpilot.json", {"mcp": {"evil": server}})
     done = _command_list(project)
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.stderr
     assert not marker.exists()
     warnings = [line for line in done.stderr.splitlines() if "untrusted" in line]
     assert len(warnings) == 1 and "mcp.evil" in warnings[0] and "--trust" in warnings[0]

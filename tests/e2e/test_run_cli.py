@@ -1,5 +1,6 @@
-"""``shellpilot run`` end to end: the real CLI (a subprocess, or ``execute`` in-process where
-a terminal prompt is needed) against ``ScriptedModelServer`` through the real SDK providers.
+"""``shellpilot run`` end to end: the real CLI against ``ScriptedModelServer`` through the real
+SDK providers. In-process (typer's CliRunner, or ``execute`` where a terminal prompt is scripted);
+real subprocesses where the process is the point (a real tty, signals).
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from shellpilot.cli.app import app
 from shellpilot.cli.context import open_context
 from shellpilot.cli.run_cmd import RunOptions, execute
 from shellpilot.testing import ScriptedModelServer, ToolCall, Turn, WireProtocol
@@ -38,16 +42,25 @@ def configure(project: Path, server: ScriptedModelServer, protocol: WireProtocol
     (project / "shellpilot.json").write_text(json.dumps(config))
 
 
-def cli(project: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")}
-    return subprocess.run(
-        [sys.executable, "-m", "shellpilot", *args, "--dir", str(project)],
+@dataclass(frozen=True)
+class Done:
+    """How one CLI call ended: its exit status and what it wrote to stdout and stderr."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(project: Path, *args: str, stdin: str | None = None) -> Done:
+    """``shellpilot ARGS --dir PROJECT`` in this process, without provider keys in the environment."""
+    result = CliRunner().invoke(
+        app,
+        [*args, "--dir", str(project)],
         input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
+        env={"OPENAI_API_KEY": None, "ANTHROPIC_API_KEY": None},
+        catch_exceptions=False,
     )
+    return Done(result.exit_code, result.stdout, result.stderr)
 
 
 def bash(command: str, **extra: Any) -> ToolCall:

@@ -607,3 +607,22 @@ def test_a_worktree_file_and_git_dash_c_are_followed(tree: Path, tmp_path: Path)
     with (nested / ".git" / "config").open("a") as handle:
         handle.write("[core]\n\tpager = ./p\n")
     assert not is_read_only(["git", "-C", "src", "log"], cwd=tree, project_dir=tree)
+
+
+def test_git_options_that_read_a_file_outside_ask(tmp_path: Path) -> None:
+    # git ls-files / rev-parse take any flag; a file an option reads must be inside
+    for argv in (
+        ["git", "ls-files", "-o", "--exclude-from=../outside/x"],
+        ["git", "ls-files", "-X", "/etc/x"],
+        ["git", "ls-files", "-X/etc/x"],
+        ["git", "ls-files", "--pathspec-from-file", "/tmp/list"],
+        ["git", "rev-parse", "--resolve-git-dir", "/tmp/x"],
+    ):
+        assert not is_read_only(argv, cwd=tmp_path, project_dir=tmp_path), argv
+    assert is_read_only(
+        ["git", "ls-files", "-o", "--exclude-from=.gitignore"], cwd=tmp_path, project_dir=tmp_path
+    )
+
+
+def test_an_unreadable_proc_path_is_not_read_only_and_raises_nothing(tmp_path: Path) -> None:
+    assert not is_read_only(["cat", "/proc/1/root/etc/hostname"], cwd=tmp_path, project_dir=tmp_path)

@@ -97,7 +97,7 @@ def test_string_value_means_pattern_star_and_source_is_kept() -> None:
         ("~/.ssh/*", "/home/u/.ssh/*"),
         ("$HOME", "/home/u"),
         ("$HOME/x/*", "/home/u/x/*"),
-        ("$HOMEfoo", "$HOMEfoo"),  # not a whole word: left alone (spec 7.14)
+        ("$HOMEfoo", "$HOMEfoo"),  # not a whole word: left alone
         ("~user/x", "~user/x"),
         ("cat ~/x", "cat ~/x"),  # only at the start
         ("/tmp/*", "/tmp/*"),
@@ -168,7 +168,7 @@ def test_default_policy_asks_for_bash_and_outside_dirs() -> None:
         ({"bash": {"git *": "allow"}}, "bash", "git status", "allow"),
         ({"bash": {"git *": "allow"}}, "bash", "curl x", "ask"),  # falls back to the default
         ({"external_directory": "deny"}, "external_directory", "/etc/*", "deny"),
-        # shellpilot's own output folder stays readable under a broad deny (spec 1.5) ...
+        # shellpilot's own output folder stays readable under a broad deny ...
         ({"external_directory": "deny"}, "external_directory", "/data/sp/tool-output/*", "allow"),
         ("deny", "external_directory", "/data/sp/tool-output/*", "allow"),
         # ... unless the user denies that exact glob.

@@ -357,3 +357,21 @@ async def test_retry_after_from_the_server_is_honoured_within_the_cap(
     server.add(Turn(error_status=429, retry_after_s=asked), Turn(text="ok"))
     await collect(provider.stream(request()))
     assert sleeps.delays == [waited]
+
+
+async def test_the_sdk_request_transform_never_runs(
+    server: ScriptedModelServer, provider: OpenAIProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The body is sent as built, through the raw request path: the per-message transform of
+    # ``chat.completions.create`` (which walks the whole conversation) must not be reached.
+    import openai.resources.chat.completions.completions as completions
+
+    async def walked(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("async_maybe_transform walked the request")
+
+    monkeypatch.setattr(completions, "async_maybe_transform", walked)
+    server.add(Turn(text="fine"))
+    history = [UserMessage(content=f"message {n}") for n in range(50)]
+    events = await collect(provider.stream(request(messages=history)))
+    assert events[-1] == Finish("stop", raw="stop")
+    assert len(server.requests[0].body["messages"]) == 51

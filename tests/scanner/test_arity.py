@@ -1,4 +1,4 @@
-"""Arity prefixes for always-patterns (issue 2 §3, spec §1.6 and §7.5)."""
+"""Arity prefixes for always-patterns."""
 
 from __future__ import annotations
 
@@ -70,10 +70,17 @@ CASES: list[tuple[str, str]] = [
     ("ruff check .", "ruff check"),
     ("bash -c 'rm x'", "bash -c"),
     ("constructor", "constructor"),
-    ("toString x", "toString"),
-    ("__proto__ y", "__proto__"),
+    # a command the table does not know may run what follows it (`rtk rm -rf x`): its
+    # always-pattern reaches its first operand, so it never covers every command behind it
+    ("toString x", "toString x"),
+    ("__proto__ y", "__proto__ y"),
     ("hasOwnProperty", "hasOwnProperty"),
-    ("unknowncmd --flag arg", "unknowncmd"),
+    ("unknowncmd --flag arg", "unknowncmd --flag arg"),
+    ("rtk rm -rf x", "rtk rm"),
+    ("./run.sh test x", "./run.sh test"),
+    ("tr a b", "tr"),
+    ("Remove-Item -Path x", "Remove-Item"),
+    ("del /q x", "del"),
 ]
 
 

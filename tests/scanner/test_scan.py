@@ -1,4 +1,4 @@
-"""The scanner over the bash grammar: patterns, always, outside dirs, unknown (issue 2 §2)."""
+"""The scanner over the bash grammar: patterns, always, outside dirs, unknown."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
     ("make &> /var/log/x.log", ["make &> /var/log/x.log"], ["make *"], ["/var/log"]),
     ("echo x >| /opt/f 2> /dev/null", ["echo x >| /opt/f 2> /dev/null"], ["echo *"], ["/opt"]),
     ("echo x > /dev/stderr 1>&2", ["echo x > /dev/stderr 1>&2"], ["echo *"], []),
-    ("find . -exec rm {} \\;", ["find . -exec rm {} \\;", "rm {}"], ["find *", "rm *"], []),
+    ("find . -exec rm {} \\;", ["find . -exec rm {} ';'", "rm {}"], ["find *", "rm *"], []),
     (
         "find /etc -name '*.conf' -execdir cat {} +",
         ["find /etc -name '*.conf' -execdir cat {} +", "cat {}"],
@@ -71,13 +71,13 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
     ("bash -c 'rm -rf {O}/x'", ["bash -c 'rm -rf {O}/x'", "rm -rf {O}/x"], ["bash -c *", "rm *"], ["{O}"]),
     (
         'sh -c "echo a | tee /opt/b"',
-        ['sh -c "echo a | tee /opt/b"', "echo a", "tee /opt/b"],
+        ["sh -c 'echo a | tee /opt/b'", "echo a", "tee /opt/b"],
         ["sh -c *", "echo *", "tee *"],
         ["/opt"],
     ),
-    ('eval "rm x"', ['eval "rm x"', "rm x"], ["eval *", "rm *"], []),
+    ('eval "rm x"', ["eval 'rm x'", "rm x"], ["eval *", "rm *"], []),
     ("/usr/bin/rm x", ["/usr/bin/rm x", "rm x"], ["rm *"], []),
-    ("\\rm -f x", ["\\rm -f x", "rm -f x"], ["rm *"], []),
+    ("\\rm -f x", ["rm -f x"], ["rm *"], []),
     ("sudo rm x", ["sudo rm x", "rm x"], ["rm *", "sudo rm *"], []),
     ("timeout 5 rm x", ["timeout 5 rm x", "rm x"], ["rm *", "timeout 5 rm *"], []),
     (
@@ -112,7 +112,7 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
     ("cat $PWD/README.md", ["cat $PWD/README.md"], ["cat *"], []),
     ("rm -rf {O}/build/*", ["rm -rf {O}/build/*"], ["rm *"], ["{O}/build"]),
     ("cp a.txt {O}", ["cp a.txt {O}"], ["cp *"], ["{O}"]),
-    ("mv -t /srv/out a b", ["mv -t /srv/out a b"], ["mv *"], ["/srv"]),
+    ("mv -t /srv/out a b", ["mv -t /srv/out a b"], ["mv *"], ["/srv", "/srv/out"]),
     ("chmod +x /usr/local/bin/tool", ["chmod +x /usr/local/bin/tool"], ["chmod *"], ["/usr/local/bin"]),
     ("grep -r secret /etc/ssl", ["grep -r secret /etc/ssl"], ["grep *"], ["/etc/ssl"]),
     ("grep -e /etc/x file.txt", ["grep -e /etc/x file.txt"], ["grep *"], []),
@@ -120,13 +120,11 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
     ("python /opt/tool.py --flag", ["python /opt/tool.py --flag"], ["python /opt/tool.py *"], ["/opt"]),
     ("python -c 'print(1)' /etc/x", ["python -c 'print(1)' /etc/x"], ["python -c *"], []),
     ("dd if=/dev/zero of={O}/disk.img bs=1M", ["dd if=/dev/zero of={O}/disk.img bs=1M"], ["dd *"], ["{O}"]),
-    ("tar -xzf x.tgz -C /opt/x", ["tar -xzf x.tgz -C /opt/x"], ["tar *"], ["/opt"]),
+    ("tar -xzf x.tgz -C /opt/x", ["tar -xzf x.tgz -C /opt/x"], ["tar *"], ["/opt", "/opt/x"]),
     ("tar czf {O}/b.tgz src", ["tar czf {O}/b.tgz src"], ["tar *"], ["{O}"]),
     ("git -C /srv/repo status", ["git -C /srv/repo status"], ["git -C *"], ["/srv"]),
     ("git commit -C HEAD", ["git commit -C HEAD"], ["git commit *"], []),
     ("curl -o {O}/x.sh https://e.x/a", ["curl -o {O}/x.sh https://e.x/a"], ["curl *"], ["{O}"]),
-    ("source ~/.profile", ["source ~/.profile"], ["source *"], ["{H}"]),
-    (". /etc/profile", [". /etc/profile"], [". *"], ["/etc"]),
     ("bash /opt/run.sh", ["bash /opt/run.sh"], ["bash *"], ["/opt"]),
     ("x=$(rm y)", ["rm y"], ["rm *"], []),
     (
@@ -145,7 +143,7 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
         ["sort *", "tee *", "diff *"],
         ["{O}"],
     ),
-    ("{ ls; rm x; } > /srv/log", ["ls", "rm x"], ["ls *", "rm *"], ["/srv"]),
+    ("{ ls; rm x; } > /srv/log", ["ls > /srv/log", "rm x > /srv/log"], ["ls *", "rm *"], ["/srv"]),
     (
         "if true; then rm a; elif false; then rm b; else rm c; fi",
         ["true", "rm a", "false", "rm b", "rm c"],
@@ -153,27 +151,32 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
         [],
     ),
     ("for f in $(ls); do echo $f; done", ["ls", "echo $f"], ["ls *", "echo *"], []),
-    ("while read l; do echo $l; done < /etc/hosts", ["read l", "echo $l"], ["read *", "echo *"], ["/etc"]),
+    (
+        "while read l; do echo $l; done < /etc/hosts",
+        ["read l < /etc/hosts", "echo $l < /etc/hosts"],
+        ["read *", "echo *"],
+        ["/etc"],
+    ),
     ("case $x in a) rm y;; *) touch /srv/z;; esac", ["rm y", "touch /srv/z"], ["rm *", "touch *"], ["/srv"]),
     ("f() { rm x; }; f", ["rm x", "f"], ["rm *", "f *"], []),
     ("! rm x", ["rm x"], ["rm *"], []),
     ("ls | grep x | wc -l", ["ls", "grep x", "wc -l"], ["ls *", "grep *", "wc *"], []),
     (
         "cat <<EOF > /srv/conf\nhi $(rm z)\nEOF",
-        ["rm z", "cat <<EOF > /srv/conf\nhi $(rm z)\nEOF"],
+        ["rm z", "cat <<EOF > /srv/conf"],
         ["rm *", "cat *"],
         ["/srv"],
     ),
-    ("cat <<'EOF'\n$(rm z)\nEOF", ["cat <<'EOF'\n$(rm z)\nEOF"], ["cat *"], []),
+    ("cat <<'EOF'\n$(rm z)\nEOF", ["cat <<'EOF'"], ["cat *"], []),
     (
         "cat <<EOF | grep x && rm /srv/y\na\nEOF",
-        ["grep x", "rm /srv/y", "cat <<EOF\na\nEOF"],
+        ["grep x", "rm /srv/y", "cat <<EOF"],
         ["grep *", "rm *", "cat *"],
         ["/srv"],
     ),
     ('cat <<< "$(rm q)"', ["rm q", 'cat <<< "$(rm q)"'], ["rm *", "cat *"], []),
-    ("export A=1 && constructor x", ["export A=1", "constructor x"], ["export *", "constructor *"], []),
-    ("rm 'my file' a\\ b \"c d\"", ["rm 'my file' a\\ b \"c d\""], ["rm *"], []),
+    ("export A=1 && constructor x", ["export A=1", "constructor x"], ["export *", "constructor x *"], []),
+    ("rm 'my file' a\\ b \"c d\"", ["rm 'my file' 'a b' 'c d'"], ["rm *"], []),
     ("[ -f x ] && rm x", ["rm x"], ["rm *"], []),
     ("((i++)); (( $(rm x) ))", ["rm x"], ["rm *"], []),
     ("trap 'rm -f /srv/x' EXIT", ["trap 'rm -f /srv/x' EXIT", "rm -f /srv/x"], ["trap *", "rm *"], ["/srv"]),
@@ -192,7 +195,7 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
     ("time (npm ci && rm -r /srv/x)", ["npm ci", "rm -r /srv/x"], ["npm ci *", "rm *"], ["/srv"]),
     (
         "bash <<'S'\nset -e\nrm -rf /srv/x\nS",
-        ["bash <<'S'\nset -e\nrm -rf /srv/x\nS", "set -e", "rm -rf /srv/x"],
+        ["bash <<'S'", "set -e", "rm -rf /srv/x"],
         ["bash *", "set *", "rm *"],
         ["/srv"],
     ),
@@ -212,11 +215,11 @@ def test_scan_table(
 ) -> None:
     [command] = fill(proj, [command])
     result = run(proj, command)
-    assert result.reasons == []
+    assert list(result.reasons) == []
     assert result.unknown is False
-    assert result.patterns == fill(proj, patterns)
-    assert result.always == fill(proj, always)
-    assert result.dirs == fill(proj, dirs)
+    assert list(result.patterns) == fill(proj, patterns)
+    assert list(result.always) == fill(proj, always)
+    assert list(result.dirs) == fill(proj, dirs)
 
 
 # (command, reason fragment): each must set unknown, whatever else it finds
@@ -230,8 +233,11 @@ UNKNOWN: list[tuple[str, str]] = [
     ('bash -c "$CMD"', "bash -c runs a dynamic string"),
     ("eval $X", "eval of a dynamic string"),
     ("$EDITOR file", "dynamic command name $EDITOR"),
-    ("curl -s https://x | sh", "sh reads the commands it runs from standard input"),
-    ("bash <<S\nrm $X\nS", "bash reads a here-document with expansions as its script"),
+    ("curl -s https://x | sh", "sh reads its commands from standard input, which cannot be seen"),
+    ("bash <<S\nrm $X\nS", "bash reads its commands from standard input, which cannot be seen"),
+    # a sourced file runs in this shell (it may define functions, aliases, a cwd)
+    ("source ~/.profile", "source ~/.profile: runs a file's commands in this shell"),
+    (". /etc/profile", "source /etc/profile: runs a file's commands in this shell"),
     ('ls "unterminated', "syntax error"),
     ("if true; then ls", "syntax error"),
     ("cd - && rm x", "dynamic directory - in cd"),
@@ -266,41 +272,41 @@ def test_argv_is_faithful(proj: Path) -> None:
         proj, "sudo -u x FOO=1 /usr/bin/git -c 'a b' log \"--format=%h $X\" x\\ y $'t\\tz' a\"b\"'c'"
     )
     [command] = result.commands
-    assert command.argv == ["git", "-c", "a b", "log", '"--format=%h $X"', "x y", "t\tz", "abc"]
-    assert command.wrappers == ["sudo"]
+    assert list(command.argv) == ["git", "-c", "a b", "log", '"--format=%h $X"', "x y", "t\tz", "abc"]
+    assert list(command.wrappers) == ["sudo"]
     assert command.dynamic is True
     assert command.always == "git -c *"
 
 
 def test_cwd_outside_project_is_a_dir(proj: Path) -> None:
     result = scan("ls", cwd="/srv", project_dir=proj)
-    assert result.dirs == ["/srv"]
+    assert list(result.dirs) == ["/srv"]
 
 
 def test_non_ascii_text(proj: Path) -> None:
     result = run(proj, "echo 'héllo wörld' > /tmp/ü.txt && rm ./ä")
-    assert result.patterns == ["echo 'héllo wörld' > /tmp/ü.txt", "rm ./ä"]
-    assert result.commands[0].argv == ["echo", "héllo wörld"]
-    assert result.dirs == ["/tmp"]
+    assert list(result.patterns) == ["echo 'héllo wörld' > /tmp/ü.txt", "rm ./ä"]
+    assert list(result.commands[0].argv) == ["echo", "héllo wörld"]
+    assert list(result.dirs) == ["/tmp"]
 
 
 def test_empty_command_is_not_unknown(proj: Path) -> None:
     result = run(proj, "   ")
     assert result.unknown is False
-    assert result.patterns == []
+    assert list(result.patterns) == []
 
 
 def test_unknown_shell_is_scanned_as_bash_but_marked(proj: Path) -> None:
     result = scan("rm x", cwd=".", project_dir=proj, shell="fish")
-    assert result.patterns == ["rm x"]
+    assert list(result.patterns) == ["rm x"]
     assert result.unknown is True
 
 
 def test_branching_cd_keeps_every_possible_cwd(proj: Path) -> None:
     result = run(proj, "if true; then cd /srv; fi; rm x")
-    assert result.dirs == ["/srv"]
+    assert list(result.dirs) == ["/srv"]
     result = run(proj, "if true; then cd sub; fi; rm ../x")
-    assert result.dirs == [str(proj.parent)]
+    assert list(result.dirs) == [str(proj.parent)]
 
 
 # Every place the bash grammar can put a substitution: its commands run, so they are scanned.
@@ -359,8 +365,11 @@ def test_substitutions_are_scanned_wherever_they_hide(proj: Path, command: str) 
 def test_sweep_scans_a_substitution_the_walk_missed(proj: Path) -> None:
     # The safety net on its own: a scanner that never walked the tree still finds the
     # `rm`, with an unknown cwd (so its relative path is unknown too).
+    from shellpilot.scanner.bash_command import BashShell
+    from shellpilot.scanner.bash_walk import BashWalker
+    from shellpilot.scanner.context import ScanContext
     from shellpilot.scanner.parse import parse, substitutions
-    from shellpilot.scanner.scan_bash import _BashScanner
+    from shellpilot.scanner.scan import GRAMMARS
     from shellpilot.scanner.scan_paths import PathResolver
     from shellpilot.scanner.scan_result import ScanBuilder
 
@@ -369,10 +378,10 @@ def test_sweep_scans_a_substitution_the_walk_missed(proj: Path) -> None:
     assert [n.text for n in substitutions(root)] == [b"$(rm /etc/x $(rm y))", b"$(rm y)"]
     builder = ScanBuilder()
     resolver = PathResolver(str(proj), builder)
-    _BashScanner(source, builder, resolver, 0).sweep(root)
+    BashWalker(source, ScanContext(builder, resolver, GRAMMARS), 0, BashShell()).sweep(root)
     result = builder.build()
     assert sorted(result.patterns) == ["rm /etc/x $(rm y)", "rm y"]
-    assert result.dirs == ["/etc"]
+    assert list(result.dirs) == ["/etc"]
     assert result.unknown is True
     assert any("found late (inside number)" in r for r in result.reasons), result.reasons
     assert any("relative path y" in r for r in result.reasons), result.reasons
@@ -397,7 +406,7 @@ def test_long_and_chains_are_scanned_whole_without_recursion(proj: Path) -> None
     # `a && b && c` nests to the left in the grammar; the walk loops over the chain.
     result = run(proj, " && ".join(["true"] * 5000) + " && rm /etc/x")
     assert not result.unknown
-    assert len(result.commands) == 5001 and result.dirs == ["/etc"]
+    assert len(result.commands) == 5001 and list(result.dirs) == ["/etc"]
 
 
 @pytest.mark.parametrize(
@@ -457,14 +466,16 @@ def test_nested_text_is_rescanned_a_bounded_number_of_times(proj: Path, seed: in
     # Each hidden substitution's body used to be re-scanned once per enclosing level as
     # well: a 643-character line took 14,000 nested scans (seconds). Now only the
     # outermost hidden body is scanned; inner ones are found inside it.
-    from shellpilot.scanner.scan_bash import scan_bash
+    from shellpilot.scanner.bash_walk import scan_bash
+    from shellpilot.scanner.context import ScanContext
+    from shellpilot.scanner.scan import GRAMMARS
     from shellpilot.scanner.scan_paths import PathResolver
     from shellpilot.scanner.scan_result import ScanBuilder
 
     line = _nested_junk(seed)
     builder = ScanBuilder()
     builder.rescan_budget = 10**9
-    scan_bash(line, (str(proj),), builder, PathResolver(str(proj), builder), 0)
+    scan_bash(line, (str(proj),), ScanContext(builder, PathResolver(str(proj), builder), GRAMMARS), 0)
     assert 10**9 - builder.rescan_budget <= 16 * len(line)
 
 
@@ -475,13 +486,13 @@ def test_rescan_budget_stops_nested_scans_and_says_why() -> None:
     builder.rescan_budget = 10
     assert builder.rescan("echo hi") and not builder.rescan("echo hi")
     assert not builder.rescan("x")  # spent for good
-    assert builder.build().reasons == ["too much nested command text to analyse"]
+    assert list(builder.build().reasons) == ["too much nested command text to analyse"]
 
 
 def test_a_command_too_costly_to_parse_is_unknown(proj: Path) -> None:
     # tree-sitter-bash needs ~1 GB for this 60 KB line; the probe child gives up instead.
     result = run(proj, "cat | " * 10000 + "rm -rf /")
-    assert result.unknown and result.reasons == ["a 60,008-byte command too costly to parse"]
+    assert result.unknown and list(result.reasons) == ["a 60,008-byte command too costly to parse"]
 
 
 def test_a_long_but_plain_command_is_still_scanned(proj: Path) -> None:

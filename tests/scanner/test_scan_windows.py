@@ -1,4 +1,4 @@
-"""The scanner for PowerShell (tree-sitter grammar) and cmd.exe (tokenizer), issue 2 §2."""
+"""The scanner for PowerShell (tree-sitter grammar) and cmd.exe (tokenizer)."""
 
 from __future__ import annotations
 
@@ -25,14 +25,14 @@ def test_powershell_commands_paths_and_cd(proj: Path) -> None:
         project_dir=proj,
         shell="pwsh",
     )
-    assert result.patterns == [
+    assert list(result.patterns) == [
         "Remove-Item -Path /srv/x -Recurse",
         "git status $(rm /opt/y)",
         "rm /opt/y",
         "Get-Content passwd",
     ]
-    assert result.always == ["Remove-Item *", "git status *", "rm *", "Get-Content *"]
-    assert result.dirs == ["/srv", "/opt", "/etc"]
+    assert list(result.always) == ["Remove-Item *", "git status *", "rm *", "Get-Content *"]
+    assert list(result.dirs) == ["/srv", "/opt", "/etc"]
     assert result.unknown is False
 
 
@@ -40,8 +40,8 @@ def test_powershell_redirect_and_destination(proj: Path) -> None:
     result = scan(
         "Copy-Item a -Destination /srv/b > /opt/o 2>&1", cwd=".", project_dir=proj, shell="powershell"
     )
-    assert result.dirs == ["/opt", "/srv"]
-    assert result.commands[0].argv == ["Copy-Item", "a", "-Destination", "/srv/b"]
+    assert list(result.dirs) == ["/opt", "/srv"]
+    assert list(result.commands[0].argv) == ["Copy-Item", "a", "-Destination", "/srv/b"]
 
 
 def test_powershell_dynamic_path_is_unknown(proj: Path) -> None:
@@ -53,9 +53,9 @@ def test_cmd_lines(proj: Path) -> None:
     result = scan(
         "copy a.txt C:\\tmp\\b.txt && del /q x > nul & type sub\\f", cwd=".", project_dir=proj, shell="cmd"
     )
-    assert result.patterns == ["copy a.txt C:\\tmp\\b.txt", "del /q x > nul", "type sub\\f"]
-    assert result.always == ["copy *", "del *", "type *"]
-    assert result.dirs == ["C:\\tmp"]
+    assert list(result.patterns) == ["copy a.txt C:\\tmp\\b.txt", "del /q x > nul", "type sub\\f"]
+    assert list(result.always) == ["copy *", "del *", "type *"]
+    assert list(result.dirs) == ["C:\\tmp"]
     assert result.unknown is False
 
 
@@ -63,8 +63,8 @@ def test_cmd_dynamic_and_cd(proj: Path) -> None:
     result = scan("dir %USERPROFILE% | findstr foo", cwd=".", project_dir=proj, shell="cmd.exe")
     assert result.unknown is True
     result = scan("cd /srv & type x", cwd=".", project_dir=proj, shell="cmd")
-    assert result.patterns == ["type x"]
-    assert result.dirs == ["/srv"]
+    assert list(result.patterns) == ["type x"]
+    assert list(result.dirs) == ["/srv"]
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_cmd_dynamic_and_cd(proj: Path) -> None:
 def test_shells_inside_shells(proj: Path, command: str, shell: str, inner: str, dirs: list[str]) -> None:
     result = scan(command, cwd=".", project_dir=proj, shell=shell)
     assert inner in result.patterns
-    assert result.dirs == dirs
+    assert list(result.dirs) == dirs
     assert result.unknown is False
 
 
@@ -109,3 +109,19 @@ def test_mangled_commands_never_crash_the_scanner(proj: Path) -> None:
         shell = ("bash", "pwsh", "cmd")[i % 3]
         result = scan(command, cwd=".", project_dir=proj, shell=shell)
         assert not [r for r in result.reasons if "scanner failure" in r], (shell, command)
+
+
+def test_a_nested_grammar_missing_from_the_table_is_unknown_never_silent(tmp_path: Path) -> None:
+    """scan() hands every scanner the grammar table; a bash scanner driven with a table that
+    lacks PowerShell reports the nested text as not analysed instead of skipping it."""
+    from shellpilot.scanner.bash_walk import scan_bash
+    from shellpilot.scanner.context import ScanContext
+    from shellpilot.scanner.scan_paths import PathResolver
+    from shellpilot.scanner.scan_result import ScanBuilder
+
+    builder = ScanBuilder()
+    context = ScanContext(builder, PathResolver(str(tmp_path), builder), {"bash": scan_bash})
+    scan_bash("pwsh -Command 'Remove-Item /srv/x'", (str(tmp_path),), context, 0)
+    result = builder.build()
+    assert result.unknown and "/srv" not in result.dirs
+    assert any("powershell" in reason for reason in result.reasons)

@@ -213,4 +213,5 @@ def test_a_run_killed_before_the_first_reply_is_closed_at_the_next_start(project
     assert closed["error"] == {
         "name": "Interrupted",
         "message": "the process running this turn ended before it finished",
+        "exit_code": 1,
     }

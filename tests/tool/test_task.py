@@ -77,7 +77,7 @@ def bash(command: str) -> ToolCall:
 
 def test_description_lists_subagents_and_output_shape() -> None:
     cfg = Config.model_validate({"agent": {"scout": {"mode": "subagent"}}})
-    tool = TaskTool(AgentRegistry(cfg), runner=None)  # type: ignore[arg-type]
+    tool = TaskTool(AgentRegistry(cfg), ops=None)  # type: ignore[arg-type]
     text = tool.description()
     assert "- general: General-purpose agent" in text
     assert "- scout: This subagent should only be called manually by the user." in text

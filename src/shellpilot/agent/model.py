@@ -22,7 +22,7 @@ def prompt_text(name: str) -> str:
 
 @dataclass(frozen=True)
 class Agent:
-    """One agent (seed: agent loop; spec 1.5 for the presets).
+    """One agent: its prompt, model, mode and permission layers (presets: build, plan, general).
 
     ``mode``: ``primary`` answers the user, ``subagent`` runs only through the ``task``
     tool, ``all`` does both. ``permission`` holds the agent's own rule layers in config

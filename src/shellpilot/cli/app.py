@@ -1,13 +1,15 @@
-"""The ``shellpilot`` command line: the typer app and its sub-command registration.
+"""The ``shellpilot`` command line: the typer app and where each sub-command lives.
 
-Owns: the top-level app, ``--version``, error display and exit codes. Sub-commands live
-in their own modules (shell_cmd, session_cmd, command_cmd, run_cmd), each exporting
-``register(app)``. Heavy SDKs are imported inside command functions, never here.
+Owns: the top-level app, ``--version``, error display and exit codes, and ``SUBCOMMANDS``:
+each sub-command's module (``register(app)``) loads only when it runs or help lists it.
+Must not touch: what a sub-command does; heavy SDKs are imported inside command functions.
 """
 
 from __future__ import annotations
 
 import sys
+from importlib import import_module
+from typing import Any
 
 import typer
 
@@ -15,14 +17,58 @@ from shellpilot import __version__
 from shellpilot.cli.help import PlainGroup
 from shellpilot.errors import ShellpilotError
 
+SUBCOMMANDS: dict[str, str] = {
+    "shell": "shellpilot.cli.shell_cmd",
+    "run": "shellpilot.cli.run_cmd",
+    "sandbox": "shellpilot.cli.sandbox_cmd",
+    "doctor": "shellpilot.cli.doctor_cmd",
+    "session": "shellpilot.cli.session_cmd",
+    "command": "shellpilot.cli.command_cmd",
+}
+"""Sub-command name -> the module whose ``register(app)`` adds it (help lists them in this order)."""
+
+
+# Commands and contexts are typed Any: typer's click is either click or a copy typer ships.
+
+
+def _load(name: str) -> Any:
+    """Build sub-command ``name`` from its module (imported now, not at start-up)."""
+    holder = typer.Typer()
+    import_module(SUBCOMMANDS[name]).register(holder)
+    return typer.main.get_group(holder).commands[name]
+
+
+class LazyGroup(PlainGroup):
+    """The top-level group: a sub-command's module is imported the first time it is looked up,
+    and a ShellpilotError ends the run as its message and exit code (also under CliRunner).
+    Help reads plainly (``PlainGroup``)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        except ShellpilotError as exc:
+            from shellpilot.cli.render import print_error
+
+            print_error(exc)
+            sys.exit(exc.exit_code)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*SUBCOMMANDS, *(n for n in super().list_commands(ctx) if n not in SUBCOMMANDS)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name in SUBCOMMANDS and cmd_name not in self.commands:
+            self.add_command(_load(cmd_name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
 app = typer.Typer(
     name="shellpilot",
+    cls=LazyGroup,
     help="The hands of a coding agent: run shell and slash commands as auditable, "
     "cancellable, approvable actions recorded in persistent sessions.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    cls=PlainGroup,
 )
 
 
@@ -41,28 +87,10 @@ def _root(
     """shellpilot: run shell and slash commands for a coding agent."""
 
 
-def _register() -> None:
-    from shellpilot.cli import command_cmd, doctor_cmd, run_cmd, sandbox_cmd, session_cmd, shell_cmd
-
-    for module in (shell_cmd, session_cmd, command_cmd, run_cmd, sandbox_cmd, doctor_cmd):
-        module.register(app)
-
-
-_register()
-
-
 def main() -> None:
-    """Console-script entry: run the app; show ShellpilotError as a message + exit code.
-
-    Standalone mode lets click render usage errors and apply ``typer.Exit`` codes; our
-    own errors propagate out of it (pretty exceptions are off) and are printed here.
-    """
+    """Run the app: click renders usage errors and applies exit codes, ``LazyGroup.main``
+    shows our own errors, and Ctrl-C outside a sub-command's own handling exits 130."""
     try:
         app()
-    except ShellpilotError as exc:
-        from shellpilot.cli.render import print_error
-
-        print_error(exc)
-        sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)

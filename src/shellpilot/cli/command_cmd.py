@@ -31,15 +31,18 @@ if TYPE_CHECKING:
 def _registry(directory: Path | None, trust: bool = False) -> tuple[CommandRegistry, LoadedConfig]:
     from shellpilot.cli.context import project_dir_of, untrusted_warning
     from shellpilot.cli.render import print_warning
+    from shellpilot.command.cache import ParseCache
     from shellpilot.command.registry import CommandRegistry
     from shellpilot.config import load_config
+    from shellpilot.paths import data_dir
 
     project = project_dir_of(directory)
     loaded = load_config(project, trust=trust)
     warning = untrusted_warning(loaded)
     if warning is not None:
         print_warning(warning)
-    return CommandRegistry(project, loaded), loaded
+    cache = ParseCache.for_project(data_dir(), project)  # unchanged files are not parsed again
+    return CommandRegistry(project, loaded, cache=cache), loaded
 
 
 def _warn_all(registry: CommandRegistry) -> None:
@@ -126,11 +129,14 @@ def list_commands(
         typer.echo(json.dumps({"commands": [_as_dict(c) for c in commands], "warnings": warnings}, indent=2))
         return
     width = max((len(c.name) for c in commands), default=0) + 1
+    lines: list[str] = []
     for command in commands:
         hint = " ".join(command.hints) or (command.argument_hint or "")
         line = f"/{command.name:<{width}} {command.source:<7} {command.description or ''}"
-        typer.echo(line.rstrip() + (f"  [{hint}]" if hint else ""))
-        typer.echo(f"  {'':<{width}}{command.origin}")
+        lines.append(line.rstrip() + (f"  [{hint}]" if hint else ""))
+        lines.append(f"  {'':<{width}}{command.origin}")
+    if lines:
+        typer.echo("\n".join(lines))  # one write: thousands of commands print at once
     from shellpilot.cli.render import print_warning
 
     for warning in warnings:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
 import typer
 
 from shellpilot.cli.options import PASS_THROUGH, DataDirOption, DirOption, PassThroughCommand, TrustOption
-from shellpilot.errors import ShellpilotError, UsageError
+from shellpilot.errors import Aborted, ShellpilotError, UsageError
 
 if TYPE_CHECKING:
     from shellpilot.cli.context import CliContext
@@ -68,18 +68,13 @@ def split_command(message: str, command: str | None) -> tuple[str | None, str]:
 def exit_code(result: TurnResult, interrupted: bool = False, signum: int | None = None) -> int:
     """0 when the turn succeeded; when cancelled, 128 + the signal's number (130 for SIGINT
     or no signal, 143 for SIGTERM, like ``shellpilot shell``); else the exit code of the
-    error's class in ``shellpilot.errors`` (ProviderError 3, PermissionRejected 4, ...) or 1."""
-    from shellpilot import errors
-
-    if result.ok:
+    error that ended it, as recorded from its class (ProviderError 3, PermissionRejected 4, ...)."""
+    error = result.error
+    if error is None:
         return 0
-    name = result.error.name if result.error else ""
-    if interrupted or signum is not None or name == "Aborted":
+    if interrupted or signum is not None or error.exit_code == Aborted.exit_code:
         return 128 + signum if signum is not None else EXIT_ABORTED
-    cls = getattr(errors, name, None)
-    if isinstance(cls, type) and issubclass(cls, ShellpilotError):
-        return cls.exit_code
-    return 1
+    return error.exit_code
 
 
 def load_schema(value: str) -> dict[str, Any]:
@@ -168,11 +163,16 @@ class _NoTerminalReasons:
 
 
 def _build_loop(
-    ctx: CliContext, err: TextIO, refusing: Callable[[], bool] = lambda: False, allowed: Sequence[str] = ()
+    ctx: CliContext,
+    err: TextIO,
+    refusing: Callable[[], bool] = lambda: False,
+    allowed: Sequence[str] = (),
+    commands: bool = True,
 ) -> AgentLoop:
+    """The loop a run uses; ``commands`` False leaves the command registry (and every command
+    source module) unloaded, for a plain message."""
     import os
 
-    from shellpilot.command.registry import CommandRegistry
     from shellpilot.provider.registry import ProviderRegistry
     from shellpilot.session.loop import AgentLoop
 
@@ -181,13 +181,19 @@ def _build_loop(
         err.flush()
 
     providers = ProviderRegistry(ctx.loaded.config, env=os.environ, on_retry=on_retry)
-    commands = CommandRegistry(ctx.project_dir, ctx.loaded)
+    registry = None
+    if commands:
+        from shellpilot.command.cache import ParseCache
+        from shellpilot.command.registry import CommandRegistry
+
+        cache = ParseCache.for_project(ctx.data_dir, ctx.project_dir)
+        registry = CommandRegistry(ctx.project_dir, ctx.loaded, cache=cache)
     return AgentLoop(
         ctx.sessions,
         project_dir=ctx.project_dir,
         providers=providers,
         permissions=_NoTerminalReasons(ctx.permissions, refusing, allowed),
-        commands=commands,
+        commands=registry,
     )
 
 
@@ -209,7 +215,9 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
         interactive=opts.interactive,
         read_line=opts.read_line,
     )
-    loop = _build_loop(ctx, err, lambda: not prompt.interactive and not interrupted, opts.allow)
+    loop = _build_loop(
+        ctx, err, lambda: not prompt.interactive and not interrupted, opts.allow, commands=name is not None
+    )
     await _preflight(loop, opts, name)
     session = _session(ctx, opts, f"/{name} {text}" if name else text)
     renderer: Any = (

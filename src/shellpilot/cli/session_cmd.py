@@ -125,23 +125,36 @@ def register(app: typer.Typer) -> None:
     app.add_typer(session_app, name="session")
 
 
+DEFAULT_LIMIT = 50
+"""Sessions ``session list`` shows without ``--limit`` or ``--all``."""
+
+
 @session_app.command("list")
 def list_sessions(
     directory: DirOption = None,
     all_sessions: Annotated[
         bool,
-        typer.Option("--all", "-a", help="Every session of every project, subtask sessions included."),
+        typer.Option(
+            "--all", "-a", help="Every session of every project, subtask sessions included, no default limit."
+        ),
     ] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", "-n", min=1, help=f"Show the N most recent (default {DEFAULT_LIMIT})."),
+    ] = None,
     data_dir: DataDirOption = None,
 ) -> None:
     """List this project's sessions, most recent first: id, title, updated, messages, and
-    how many subtask (child) sessions each started. --all lists every session."""
+    how many subtask (child) sessions each started; the 50 most recent unless --limit says
+    otherwise. --all lists every session, with no limit unless --limit is given."""
     from rich.table import Table
 
     from shellpilot.cli.context import open_context
 
     with open_context(directory=directory, data_dir=data_dir, reading=True) as ctx:
-        rows = ctx.sessions.list(None if all_sessions else ctx.project_dir, top_level=not all_sessions)
+        project = None if all_sessions else ctx.project_dir
+        cap = limit if limit is not None else (None if all_sessions else DEFAULT_LIMIT)
+        rows = ctx.sessions.list(project, top_level=not all_sessions, limit=cap)
         console = _console()
         if not rows:
             where = "any project" if all_sessions else str(ctx.project_dir)
@@ -169,6 +182,12 @@ def list_sessions(
                 cells += [_text(s.parent_id or "-"), _text(s.project_dir)]
             table.add_row(*cells)
         console.print(table)
+        if cap is not None and len(rows) == cap:
+            total = ctx.sessions.count(project, top_level=not all_sessions)
+            if total > cap:  # on stderr: a pipe still gets only the table
+                sys.stderr.write(
+                    f"Showing the {cap} most recent of {total} sessions; use --limit N or --all.\n"
+                )
 
 
 @session_app.command("show")
@@ -176,7 +195,8 @@ def show_session(
     session_id: Annotated[str, typer.Argument(help="The session id (ses_...).")],
     data_dir: DataDirOption = None,
 ) -> None:
-    """Show a session's conversation, tool calls with their output as stored."""
+    """Show a session's conversation, tool calls with their output as stored (read and
+    printed a message at a time, so a session of any length prints in flat memory)."""
     from shellpilot.cli.context import open_context
 
     with open_context(data_dir=data_dir, reading=True) as ctx:
@@ -185,7 +205,7 @@ def show_session(
         console.print(_text(f"{session.title}  ({session.id})", style="bold"))
         console.print(_text(f"{session.project_dir} · updated {_when(session.updated_ms)}", style="dim"))
         console.print()
-        for item in ctx.sessions.messages(session_id):
+        for item in ctx.sessions.iter_messages(session_id):
             _render_message(console, item)
 
 
@@ -194,13 +214,15 @@ def export_session(
     session_id: Annotated[str, typer.Argument(help="The session id (ses_...).")],
     data_dir: DataDirOption = None,
 ) -> None:
-    """Print a session and all its messages and parts as JSON."""
+    """Print a session and all its messages and parts as JSON (written as it is read, so a
+    session of any length exports in flat memory)."""
     from shellpilot.cli.context import open_context
-    from shellpilot.storage.store import export_json
+    from shellpilot.storage.export import write_export
 
     with open_context(data_dir=data_dir, reading=True) as ctx:
         session = ctx.sessions.get(session_id)
-        sys.stdout.write(export_json(session, ctx.sessions.messages(session_id)) + "\n")
+        write_export(session, ctx.sessions.iter_messages(session_id), sys.stdout.write)
+        sys.stdout.write("\n")
 
 
 @session_app.command("delete")

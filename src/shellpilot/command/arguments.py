@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-# Priority order (spec §3.1 step 3): an image placeholder, a double-quoted run, a
+# Priority order: an image placeholder, a double-quoted run, a
 # single-quoted run, a run of characters that are neither whitespace nor quotes.
 _TOKEN = re.compile(r"""\[image\s+\d+\]|"[^"]*"|'[^']*'|[^\s"']+""", re.IGNORECASE)
 
 
 def split_arguments(text: str) -> list[str]:
-    """Split ``text`` shell-like into arguments (seed: command(), argument tokenising).
+    """Split ``text`` shell-like into arguments.
 
     Double and single quotes group words and are stripped; ``[Image 1]`` (any case) is
     one token; an unmatched quote character is dropped. No escapes, no expansion:

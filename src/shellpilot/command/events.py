@@ -11,7 +11,7 @@ from shellpilot.bus import Event
 
 
 class CommandExecuted(Event):
-    """A slash command ran in a session (seed: Command.Event.Executed).
+    """A slash command ran in a session.
 
     ``message_id`` is the id of the message the command produced; ``arguments`` the raw text.
     """

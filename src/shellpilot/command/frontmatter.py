@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
-
-import yaml
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from shellpilot.command.diagnostics import LoadWarning
 
-_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml
+
+
+def _yaml() -> ModuleType:
+    """PyYAML, imported on first use: simple frontmatter (and cached parses) never need it."""
+    import yaml
+
+    return yaml
+
+
 _INDICATORS = "[]{}&*!|>%@`#,?-"
 """First characters with which a plain YAML value can fail to parse on its own."""
 _KEY_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:(?:\s+(.*))?$")
@@ -40,13 +49,14 @@ class Parsed:
 
 
 def _load(text: str) -> Any:
-    return yaml.load(text, Loader=_LOADER)  # a safe loader (C if available)
+    yaml = _yaml()
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # safe (C if available)
 
 
 def _parses(value: str) -> bool:
     try:
         _load(value)
-    except yaml.YAMLError:
+    except _yaml().YAMLError:
         return False
     return True
 
@@ -55,7 +65,7 @@ def sanitise(text: str) -> str:
     """Rewrite unindented ``key: value`` lines whose value holds a ``:`` as block scalars.
 
     Values that are empty, ``|``/``>`` or already quoted, comments, blank and indented
-    lines are left alone (spec §4.1, the seed's fallback for ``description: a: b``).
+    lines are left alone (OpenCode's fallback for ``description: a: b``).
     We also rewrite a value that does not parse on its own, such as Claude's
     ``argument-hint: [pr-number] [priority]``, so it stays a string.
     """
@@ -87,7 +97,7 @@ def _key_by_key(text: str) -> dict[str, Any]:
         try:
             loaded = _load("\n".join(lines))
             data[key] = loaded[key] if isinstance(loaded, dict) and key in loaded else None
-        except yaml.YAMLError:
+        except _yaml().YAMLError:
             first = _KEY_LINE.match(lines[0])
             rest = [(first.group(2) or "") if first else ""] + [ln.strip() for ln in lines[1:]]
             data[key] = "\n".join(x for x in rest if x).strip()
@@ -175,14 +185,14 @@ def parse_markdown(text: str, path: str, *, warn_sanitised: bool = True) -> Pars
         return Parsed(data, body, end + 2, warnings)
     try:
         data = _load(raw)
-    except yaml.YAMLError as exc:
+    except _yaml().YAMLError as exc:
         line = _error_line(exc)
         reason = str(getattr(exc, "problem", None) or "invalid YAML")
         try:
             data = _load(sanitise(raw))
             how = "values quoted"
             warn = warn_sanitised
-        except yaml.YAMLError:
+        except _yaml().YAMLError:
             warn = True
             data = _key_by_key(raw)
             how = "read key by key"

@@ -14,7 +14,7 @@ from shellpilot.command.placeholders import BASE, find
 
 def hints(template: str, syntax: TemplateSyntax = "shellpilot", named: Sequence[str] = ()) -> list[str]:
     """The distinct placeholders the format's rules see in ``template``, in a stable order:
-    numbered ones in NUMERIC order (``$10`` after ``$9``; the seed sorted them as text),
+    numbered ones in NUMERIC order (``$10`` after ``$9``; OpenCode sorts them as text),
     then ``$ARGUMENTS[N]``, named ones (``$name``, ``$KEY``) in order of first use, then
     ``$ARGUMENTS`` (Gemini: ``{{args}}``).
 

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 CommandSource = Literal["command", "mcp", "skill"]
-"""Where a command came from (seed: Command.Info.source)."""
+"""Where a command came from: a command file or config, an MCP prompt, a skill."""
 
 TemplateSyntax = Literal["shellpilot", "opencode", "claude", "claude-legacy", "gemini", "codex"]
 """The rules a template is expanded with: those of the agent its file was written for.
@@ -41,7 +41,7 @@ class PromptArgumentSpec(BaseModel):
 
 
 class Command(BaseModel):
-    """A slash command: data plus a template (seed: command system, Command.Info).
+    """A slash command: data plus a template.
 
     ``template`` is the raw text, or for MCP prompts a fetcher called at expansion time
     with the raw argument text. ``origin`` names the file path, ``mcp:<server>`` or

@@ -29,7 +29,7 @@ LISTING_LIMIT = 200
 
 @dataclass(frozen=True)
 class FileReference:
-    """A referenced file or directory (seed: resolvePromptParts, file parts).
+    """A referenced file or directory (an ``@path`` in a template).
 
     ``name`` is the reference as written; ``path`` is absolute; ``mime`` is guessed from
     the extension (``application/x-directory`` for directories); ``listing`` holds the
@@ -55,7 +55,7 @@ class References:
 def find_references(text: str, exclude: Sequence[tuple[int, int]] = ()) -> list[str]:
     """Distinct reference names in document order, outside code spans and ``exclude`` ranges.
 
-    A bare reference loses trailing ``, . ; : ! ? ) ] } " '`` (spec §7 item 10:
+    A bare reference loses trailing ``, . ; : ! ? ) ] } " '`` (so
     ``(@paren)`` is ``paren``). ``exclude`` lists ``(start, end)`` spans of ``text`` that
     are data, not prose (shell block output).
     """
@@ -115,7 +115,7 @@ async def resolve_references(
 
     An existing file becomes a ``FileReference`` (kind ``file``), a directory one of kind
     ``directory`` with a listing, else an agent name an agent reference; anything else
-    stays text and yields a warning (the seed ignored it silently, spec §7 item 10).
+    stays text and yields a warning (OpenCode ignores it silently).
     A path that resolves (symlinks followed) outside ``project_dir`` is read only after
     ``ask(AskRequest("external_directory", ["<dir>/*"], ...))`` allows it, like a shell block that
     touches that directory; denied or rejected (or no ``ask`` given), it stays text with

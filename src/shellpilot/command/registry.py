@@ -18,6 +18,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from shellpilot.command.cache import ParseCache, Wrap
 from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.model import Command, PromptFetcher
 from shellpilot.command.sources import (
@@ -27,7 +28,10 @@ from shellpilot.command.sources import (
     load_gemini_dir,
     load_markdown_dir,
 )
-from shellpilot.command.sources.codex import codex_prompts_dir, load_codex_dir
+from shellpilot.command.sources.base import FileParser
+from shellpilot.command.sources.codex import codex_prompts_dir, load_codex_dir, load_codex_file
+from shellpilot.command.sources.gemini import load_gemini_file
+from shellpilot.command.sources.markdown import load_markdown_file
 from shellpilot.command.sources.skill import skill_command
 from shellpilot.config.load import LoadedConfig
 from shellpilot.config.model import Config
@@ -56,16 +60,22 @@ def _file_sources(project: Path) -> list[tuple[Path, str]]:
     return dirs
 
 
-def _load_dir(path: Path, flavour: str, trusted: bool) -> Loaded:
+def _plain(parse: FileParser) -> FileParser:
+    return parse
+
+
+def _load_dir(path: Path, flavour: str, trusted: bool, wrap: Wrap = _plain) -> Loaded:
+    """One command directory; ``wrap`` (a parse cache) wraps each per-file parser."""
     if flavour == "gemini":
-        return load_gemini_dir(path, trusted=trusted)
+        return load_gemini_dir(path, trusted=trusted, parse=wrap(load_gemini_file))
     if flavour == "codex":
-        return load_codex_dir(path)
+        return load_codex_dir(path, parse=wrap(load_codex_file))
+    markdown = wrap(load_markdown_file)
     if flavour == "claude":
-        return load_markdown_dir(path, "claude", trusted=trusted)
+        return load_markdown_dir(path, "claude", trusted=trusted, parse=markdown)
     if flavour == "opencode":
-        return load_markdown_dir(path, "opencode", trusted=trusted)
-    return load_markdown_dir(path, "shellpilot", trusted=trusted)
+        return load_markdown_dir(path, "opencode", trusted=trusted, parse=markdown)
+    return load_markdown_dir(path, "shellpilot", trusted=trusted, parse=markdown)
 
 
 def _skill_beats_command(skill: Command, command: Command) -> bool:
@@ -79,7 +89,7 @@ def _skill_beats_command(skill: Command, command: Command) -> bool:
 
 
 class CommandRegistry:
-    """Commands of one project, loaded once and cached (seed: Command state()).
+    """Commands of one project, loaded once and cached.
 
     ``config`` may be a ``Config`` or a ``LoadedConfig`` (whose file list lets config
     entries name the file they came from, and whose ``trusted`` says whether the
@@ -90,6 +100,8 @@ class CommandRegistry:
     when None and ``config.mcp`` has enabled servers, the registry makes and owns one
     (close it with ``aclose()`` or ``async with``). ``get``/``list`` are async because
     MCP servers start on first use; ``load_files`` is the synchronous file-only part.
+    ``cache`` keeps each command file's parse between processes (``ParseCache``; None:
+    every file is read and parsed).
     """
 
     def __init__(
@@ -102,6 +114,7 @@ class CommandRegistry:
         home: str | Path | None = None,
         env: Mapping[str, str] | None = None,
         trusted: bool | None = None,
+        cache: ParseCache | None = None,
     ) -> None:
         self.project_dir = Path(project_dir).resolve()
         if isinstance(config, LoadedConfig):
@@ -121,6 +134,7 @@ class CommandRegistry:
         self._files: tuple[list[Loaded], list[Command], list[LoadWarning]] | None = None
         self._file_warnings: list[LoadWarning] = []
         self._mcp_loaded = False
+        self._cache = cache
 
     # -- loading -----------------------------------------------------------------------
 
@@ -161,16 +175,18 @@ class CommandRegistry:
     def _read_files(self) -> tuple[list[Loaded], list[Command], list[LoadWarning]]:
         """Every file-backed source, weakest first, plus the skills (read once, cached)."""
         if self._files is None:
+            wrap = self._cache.wrap if self._cache is not None else _plain
             layers: list[Loaded] = [Loaded(commands=builtin_commands(self.project_dir))]
             layers += [
-                _load_dir(path, flavour, True) for path, flavour in _user_sources(self.home, self._env)
+                _load_dir(path, flavour, True, wrap) for path, flavour in _user_sources(self.home, self._env)
             ]
             if self.config_dir is not None:
                 for d in ("command", "commands"):
-                    layers.append(load_markdown_dir(self.config_dir / d, "shellpilot"))
+                    layers.append(_load_dir(self.config_dir / d, "shellpilot", True, wrap))
             layers.append(config_commands(self.config, self._sources))
             layers += [
-                _load_dir(path, flavour, self.trusted) for path, flavour in _file_sources(self.project_dir)
+                _load_dir(path, flavour, self.trusted, wrap)
+                for path, flavour in _file_sources(self.project_dir)
             ]
             skills, skill_warnings = discover_skills(skill_dirs(self.project_dir, self.config_dir, self.home))
             commands: list[Command] = []
@@ -179,6 +195,8 @@ class CommandRegistry:
                 commands.append(command)
                 skill_warnings += warnings
             self._files = (layers, commands, skill_warnings)
+            if self._cache is not None:
+                self._cache.save()
         return self._files
 
     def _build(self, prompts: list[McpPrompt]) -> dict[str, Command]:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from shellpilot.config.model import Config
 
 DEFAULT_BLOCK_TIMEOUT_MS = 30_000
-"""Timeout of one shell block, in ms (the seed had none, spec §7 item 8)."""
+"""Timeout of one shell block, in ms (OpenCode has none)."""
 
 BlockStatus = Literal["ok", "failed", "timed_out", "aborted", "denied", "rejected", "not_run"]
 

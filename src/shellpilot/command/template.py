@@ -78,7 +78,7 @@ class ExpandedPrompt:
 
 
 def is_subtask(command: Command, agent_mode: str | None) -> bool:
-    """Seed rule: the agent's mode is ``subagent`` and ``subtask`` is not False, or it is True."""
+    """A subtask when the agent's mode is ``subagent`` and ``subtask`` is not False, or it is True."""
     return command.subtask is True or (agent_mode == "subagent" and command.subtask is not False)
 
 
@@ -110,7 +110,7 @@ async def _parts(
 
 
 async def expand(command: Command, arguments: str, ctx: ExpandContext) -> ExpandedPrompt:
-    """Expand ``command`` with the raw ``arguments`` text (seed: command(), spec §3.1-3.2).
+    """Expand ``command`` with the raw ``arguments`` text.
 
     1-2. placeholders in one pass over the template, by the rules of the command's
        format (``substitution.substitution``; Claude's ``${CLAUDE_*}`` variables too);

@@ -146,8 +146,8 @@ def load_config(
     when the project is trusted: ``trust=True`` (the CLI's ``--trust``),
     ``SHELLPILOT_TRUST_PROJECT=1`` in ``env`` (default ``os.environ``), or the resolved
     project path listed in the user files' ``trusted_projects``. Otherwise the keys named by
-    ``config.trust.strip_untrusted`` are dropped and listed in ``ignored`` (seed: none;
-    like VS Code workspace trust / ``direnv allow``).
+    ``config.trust.strip_untrusted`` are dropped and listed in ``ignored`` (as VS Code's
+    workspace trust or ``direnv allow`` do).
 
     Raises ConfigError (path, line) for unreadable files, text that is not UTF-8, bad JSON
     (or nested over ``jsonc.MAX_DEPTH`` levels) or invalid values.

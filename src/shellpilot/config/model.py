@@ -23,7 +23,7 @@ class ShellConfig(_Section):
     path: str | None = None
     """Shell binary to run commands with (bash, zsh, sh, dash, ksh, pwsh); None = detect."""
     timeout_ms: int = Field(120_000, gt=0)
-    """Default timeout of a model's shell call, in ms (seed: shell tool, 2 minutes)."""
+    """Default timeout of a model's shell call, in ms (2 minutes)."""
     max_timeout_ms: int = Field(600_000, gt=0)
     """Largest timeout a call may ask for, in ms."""
     user_timeout_ms: int | None = Field(None, gt=0)

@@ -22,6 +22,10 @@ from shellpilot.errors import CommandArgumentError, TemplateError
 
 STDERR_TAIL = 400
 """Characters of a failed local server's stderr quoted in its warning."""
+REMOTE_TIMEOUT_S = 30.0
+"""Connect, write and pool timeout of a remote server's HTTP client, in seconds."""
+REMOTE_READ_TIMEOUT_S = 300.0
+"""Read timeout of a remote server's HTTP client, in seconds: a server may hold a stream open."""
 
 
 @dataclass(frozen=True)
@@ -142,11 +146,12 @@ class _Connection:
 
 @contextlib.asynccontextmanager
 async def _remote(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
+    import httpx2
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
+    timeout = httpx2.Timeout(REMOTE_TIMEOUT_S, read=REMOTE_READ_TIMEOUT_S)
     async with (
-        create_mcp_http_client(headers=headers or None) as http,
+        httpx2.AsyncClient(headers=headers or None, timeout=timeout) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
@@ -159,7 +164,7 @@ def _describe(error: BaseException) -> str:
 
 
 class McpManager:
-    """The configured MCP servers of one project (seed: MCP.prompts / MCP.getPrompt).
+    """The configured MCP servers of one project, for their prompts.
 
     Servers start on first use (``prompts()``), concurrently, each within its
     ``timeout_ms``; one that fails or times out adds to ``warnings`` and is left out.

@@ -23,7 +23,7 @@ them, see rules.evaluate):
 - edit: allow (the shell tool asks it for the files a command writes; where the command
   may write is already decided by bash and external_directory; the plan agent denies it).
 - everything else: ask (no rule matches -> ask).
-The source system allowed everything by default (spec 7.15); shellpilot asks.
+OpenCode allows everything by default; shellpilot asks.
 """
 
 
@@ -31,7 +31,7 @@ def default_rules(data_dir: Path) -> list[Rule]:
     """The default rules for a data dir (``POLICY`` describes them).
 
     ``data_dir`` locates the tool-output folder whose files are always readable
-    (seed: agent defaults, truncation directory allowed).
+    (so the model can read the full output a truncated result names).
     """
     output_glob = f"{tool_output_dir(data_dir)}/*"
     return [

@@ -18,7 +18,7 @@ Reason = Literal["user", "cascade", "cancelled"]
 
 
 class PermissionRequest(BaseModel):
-    """A pending question to the user (seed: permission request; spec 1.1).
+    """A pending question to the user.
 
     ``patterns`` are only the values that still need an answer (those already allowed
     or read-only are left out); ``always`` are the patterns an "always" reply grants;

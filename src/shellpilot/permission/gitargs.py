@@ -167,6 +167,8 @@ def is_read_only_git(
             break
     if i >= len(args) or (plain_repo is not None and not plain_repo(dirs)):
         return False
+    if not _read_files_inside(args[i + 1 :], inside):
+        return False
     parsed = _sub_parse(args[i], args[i + 1 :])
     if parsed is None:
         return False
@@ -174,6 +176,28 @@ def is_read_only_git(
     if any(_LEADING_GLOB.match(op) or "`" in op for op in before):
         return False
     return all(_operand_inside(op, dirs, inside) for op in parsed.operands)
+
+
+# Options of the read-only subcommands whose value is a file git reads (rev-parse and
+# ls-files accept any flag: these must still name files inside the project).
+_FILE_OPTIONS = ("--exclude-from", "--pathspec-from-file", "--resolve-git-dir", "--file", "--template")
+_FILE_LETTERS = ("-X", "-F")
+
+
+def _read_files_inside(args: list[str], inside: Inside) -> bool:
+    """Every file an option reads (`--exclude-from=F`, `-X F`, `-XF`) stays inside."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        name, eq, value = arg.partition("=")
+        if name in _FILE_OPTIONS or arg in _FILE_LETTERS:
+            if not eq:
+                value = args[i + 1] if i + 1 < len(args) else ""
+            if not inside(value):
+                return False
+        elif arg[:2] in _FILE_LETTERS and len(arg) > 2 and not inside(arg[2:]):
+            return False
+    return True
 
 
 def _operand_inside(operand: str, dirs: list[str], inside: Inside) -> bool:

@@ -62,7 +62,10 @@ class _Where:
             if base is None:
                 return ".." not in path.parts
             path = base / path
-        real = os.path.realpath(path)
+        try:
+            real = os.path.realpath(path)
+        except OSError:  # an unreadable link (`/proc/1/root/...`): not known to be inside
+            return False
         roots = ([boundary] if boundary is not None else []) + list(readable)
         for root in roots:
             top = os.path.realpath(root)

@@ -87,12 +87,12 @@ def _over_defaults(best: Rule | None, default: Rule | None) -> Rule | None:
 def evaluate(permission: str, pattern: str, rules: Sequence[Rule]) -> Rule:
     """The rule that decides ``pattern`` for ``permission``; its ``action`` is the answer.
 
-    Order-independent (unlike the source, where the last match won, spec 7.16): among
+    Order-independent (in OpenCode the last matching rule wins): among
     matching rules of the same standing the most specific wins (see ``specificity``).
     Three standings:
 
     - the user's: ``config``, ``agent``, ``grant`` and ``command`` rules. A grant is an
-      ordinary allow rule: a more specific deny still beats it (spec 7.3). A ``command``
+      ordinary allow rule: a more specific deny still beats it. A ``command``
       allow never beats a matching ``config`` or ``agent`` deny, however specific it is:
       a command file may pre-approve, never unblock.
     - the built-in ``default`` rules, a lower tier: they decide only when no rule of the
@@ -168,7 +168,7 @@ def expand_home(pattern: str, home: Path | None = None) -> str:
     """Expand a leading ``~``, ``~/``, ``$HOME`` or ``$HOME/`` to the home directory.
 
     Only at the start and only as a whole word: ``$HOMEfoo`` and ``~user/x`` stay as
-    written (the source expanded ``$HOMEfoo`` to ``<home>foo``, spec 7.14).
+    written (OpenCode expands ``$HOMEfoo`` to ``<home>foo``).
     """
     base = str(home if home is not None else Path(os.path.expanduser("~")))
     for prefix in ("~", "$HOME"):
@@ -191,7 +191,7 @@ def rules_from_config(
     source: Source = "config",
     home: Path | None = None,
 ) -> list[Rule]:
-    """Rules from a ``permission`` config value (seed: permission fromConfig, spec 1.4).
+    """Rules from a ``permission`` config value.
 
     Accepted shapes (``None`` gives no rules):
 

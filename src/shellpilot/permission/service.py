@@ -146,7 +146,7 @@ def embedded_deny(permission: str, text: str, rules: Sequence[Rule]) -> str | No
 def check(request: AskRequest, rules: Sequence[Rule]) -> Verdict:
     """Decide ``request``'s patterns against ``rules`` without asking anyone (pure).
 
-    Any denied pattern -> ``deny`` (even if another needs asking, spec 1.2); every
+    Any denied pattern -> ``deny`` (even if another needs asking); every
     pattern allowed (or read-only-allowed) -> ``allow`` (so an empty list passes);
     otherwise ``ask`` with ``needs``. A pattern listed in ``request.unanalysed`` (a whole
     command text asked because the scan was ``unknown``) is judged by
@@ -186,7 +186,7 @@ class _Pending:
 
 
 class PermissionService:
-    """Asks, waits and remembers (seed: permission service ask/reply; spec 1.2-1.3).
+    """Asks, waits for the reply and remembers "always" answers as grants.
 
     Build one per project at start-up: ``grants_path`` is that project's grants file
     (``grants.grants_path(data_dir, project_dir)``), read now and written on every

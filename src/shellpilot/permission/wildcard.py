@@ -12,7 +12,7 @@ WILDCARDS = frozenset("*?")
 
 
 def match(text: str, pattern: str) -> bool:
-    """True when ``pattern`` matches the whole of ``text`` (seed: util/wildcard, spec 1.7).
+    """True when ``pattern`` matches the whole of ``text``.
 
     ``*`` matches any run of characters (spaces, ``/`` and newlines included), ``?``
     exactly one character, everything else itself (case-sensitive; backslashes are

@@ -99,7 +99,6 @@ def detect_shell(
     An explicit or configured shell that does not exist raises ShellNotFound (the user
     asked for it, so silently using another would surprise them); fish, nu and other
     non-POSIX shells are refused with a fallback named in ``note``.
-    (seed: shell tool, Shell.acceptable; spec 2.3.)
     """
     env = os.environ if environ is None else environ
     notes: list[str] = []

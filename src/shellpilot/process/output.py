@@ -26,7 +26,7 @@ _HEAD_SHARE = 5
 class OutputLimits:
     """How much output the model sees: ``max_lines`` lines and ``max_bytes`` bytes (raw).
 
-    Defaults match config ``tool_output`` (spec 2.1: 2,000 lines, 51,200 bytes).
+    Defaults match config ``tool_output`` (2,000 lines, 51,200 bytes).
     ``max_spill_bytes`` caps the spill file (bytes, default 2 GiB): past it the file stops
     growing, so one runaway command cannot fill the disk.
     """
@@ -167,7 +167,6 @@ class OutputBuffer:
     (exactly that size; later bytes are still counted and kept in the tail, and the marker
     says the file is capped). ``finish()`` renders the text: head
     (~20%), a marker naming omitted/total lines and bytes plus the file, tail (~80%).
-    (seed: shell tool, output truncation; spec 2.1 / 2.3.)
     """
 
     def __init__(self, limits: OutputLimits, spill_path: Path, *, preview_bytes: int = PREVIEW_CHARS) -> None:
@@ -217,7 +216,7 @@ class OutputBuffer:
 
     def latest_lines(self, size: int) -> tuple[bytes, bool]:
         """``(data, cut)`` for the live preview: the latest at most ``size`` bytes and whether
-        earlier output was left out (spec 2.3). When cut, ``data`` starts at a line start
+        earlier output was left out. When cut, ``data`` starts at a line start
         (the partial first line is dropped) unless the window holds no line break after
         which anything follows; then it is the last ``size`` bytes, not starting
         mid-character."""

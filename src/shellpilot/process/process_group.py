@@ -212,7 +212,6 @@ async def terminate_group(
 
     Returns the pids still alive at the end (normally []; a process that left the
     session with setsid and is not named by ``also`` cannot be found).
-    (seed: shell tool, kill with forceKillAfter 3 s.)
     """
     steps = _term_then_kill(leader, grace_s, present or [], also, spare_leader)
     try:

@@ -17,8 +17,8 @@ def remove_old_outputs(folder: Path, *, retention_days: float, now: float | None
     days before ``now`` (epoch seconds, default: the current time). Returns what was removed.
 
     A missing folder is nothing to do; a file that vanishes or cannot be removed meanwhile
-    is skipped. Called once at start-up by the CLI (config ``tool_output.retention_days``;
-    spec 2.1: 7 days).
+    is skipped. Called once at start-up by the CLI (config ``tool_output.retention_days``,
+    7 days by default).
     """
     if retention_days <= 0:
         raise ValueError(f"retention_days must be positive, got {retention_days}")

@@ -69,7 +69,7 @@ class RunOutcome(enum.Enum):
 
 @dataclass(frozen=True)
 class ShellResult:
-    """The result of one command (seed: shell tool, run result; spec 2.3).
+    """The result of one command.
 
     ``exit_code`` is None when the shell did not exit on its own (killed by a signal,
     timeout, abort); ``signal`` is the signal number that ended it when known. ``output``
@@ -401,7 +401,6 @@ async def run(
 
     Raises InvalidTimeout before anything runs; SandboxUnavailable (a required sandbox that
     cannot run); WorkdirNotFound, ShellNotFound or ToolError if the process cannot start.
-    (seed: shell tool, 6.4 / 6.5; spec 2.3.)
     """
     cfg = config if config is not None else Config()
     timeout = None if no_timeout else resolve_timeout(timeout_ms, cfg.shell)

@@ -17,7 +17,7 @@ MAX_LINE_CHARS = 2_000
 PREVIEW_CHARS = 30_000
 """The live preview shows at most this many of the latest characters."""
 CUT_PREFIX = "...\n\n"
-"""How a live preview starts when output before it was left out (spec 2.3); the line
+"""How a live preview starts when output before it was left out; the line
 after it is whole (see ``preview_text``)."""
 PREVIEW_INTERVAL_S = 0.1
 """At most one preview call per this many seconds (a final call always follows)."""
@@ -96,7 +96,7 @@ def decode(data: bytes) -> tuple[str, int]:
 
 
 def clean(data: bytes, *, max_line_chars: int = MAX_LINE_CHARS) -> CleanText:
-    """Model-facing text of raw output bytes (seed: shell tool, output to the model).
+    """Model-facing text of raw output bytes.
 
     Decodes as UTF-8 with replacement, strips ANSI escapes, applies ``\\r`` overwrites per
     line, replaces NUL and other control characters with U+FFFD or drops them, clips lines
@@ -126,7 +126,7 @@ def clean(data: bytes, *, max_line_chars: int = MAX_LINE_CHARS) -> CleanText:
 def preview_text(data: bytes, max_chars: int = PREVIEW_CHARS, *, cut: bool = False) -> str:
     """A live-preview string of the latest output bytes: cleaned, at most ``max_chars``
     characters after a ``...\\n\\n`` (``CUT_PREFIX``) that starts it when it is cut
-    (spec 2.3, metadata.output). ``cut`` says earlier output was already left out of
+    (the tool part's ``metadata.output``). ``cut`` says earlier output was already left out of
     ``data`` (``OutputBuffer.latest_lines``, which then starts at a line start). When this
     function cuts too, it drops the partial first line, unless the text has no line
     break after which anything follows. So a cut preview never starts mid-line unless a
@@ -149,7 +149,7 @@ class LivePreview:
     ``source()`` returns ``(latest output bytes, cut)`` (``OutputBuffer.latest_lines``:
     ``cut`` when earlier output was left out); ``emit(preview)`` receives ``preview_text``.
     At most one emit per ``interval_s`` while data flows (a timer covers the trailing
-    edge), and ``finish()`` always emits the final state (seed: shell tool, metadata stream).
+    edge), and ``finish()`` always emits the final state.
     ``schedule(delay, fn)`` is the event loop's ``call_later`` (returns a handle with cancel()).
     """
 

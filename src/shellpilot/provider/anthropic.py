@@ -17,6 +17,7 @@ from shellpilot.errors import ProviderError
 from shellpilot.provider.base import (
     AssistantMessage,
     FinishReason,
+    Message,
     ModelRequest,
     ProviderEvent,
     TextDelta,
@@ -29,6 +30,7 @@ from shellpilot.provider.base import (
     parse_arguments,
     settle_finish,
 )
+from shellpilot.provider.body import body_bytes, encode, json_array
 from shellpilot.provider.failure import (
     connection_failed,
     error_detail,
@@ -57,6 +59,28 @@ _TOOL_CHOICE = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {
 _TRANSIENT_TYPES = ("overloaded_error", "api_error", "rate_limit_error", "timeout_error")
 
 
+def anthropic_turn(message: Message) -> tuple[str, list[dict[str, Any]]]:
+    """The role and content blocks one message adds; no blocks for empty text (the API
+    rejects empty text blocks)."""
+    if isinstance(message, UserMessage):
+        return "user", [{"type": "text", "text": message.content}] if message.content.strip() else []
+    if isinstance(message, AssistantMessage):
+        blocks: list[dict[str, Any]] = []
+        if message.content.strip():
+            blocks.append({"type": "text", "text": message.content})
+        blocks.extend(
+            {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in message.tool_calls
+        )
+        return "assistant", blocks
+    if isinstance(message, ToolResultMessage):
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.call_id}
+        block["content"] = message.content or "(no output)"
+        if message.is_error:
+            block["is_error"] = True
+        return "user", [block]
+    assert_never(message)
+
+
 def to_anthropic_messages(request: ModelRequest) -> list[dict[str, Any]]:
     """Map messages to Anthropic's alternating user/assistant turns of content blocks.
 
@@ -64,60 +88,81 @@ def to_anthropic_messages(request: ModelRequest) -> list[dict[str, Any]]:
     merge; empty text is dropped (the API rejects empty text blocks).
     """
     turns: list[dict[str, Any]] = []
-
-    def add(role: str, blocks: list[dict[str, Any]]) -> None:
+    for message in request.messages:
+        role, blocks = anthropic_turn(message)
         if not blocks:
-            return
+            continue
         if turns and turns[-1]["role"] == role:
             turns[-1]["content"].extend(blocks)
         else:
             turns.append({"role": role, "content": blocks})
-
-    for message in request.messages:
-        if isinstance(message, UserMessage):
-            add("user", [{"type": "text", "text": message.content}] if message.content.strip() else [])
-        elif isinstance(message, AssistantMessage):
-            blocks: list[dict[str, Any]] = []
-            if message.content.strip():
-                blocks.append({"type": "text", "text": message.content})
-            blocks.extend(
-                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
-                for c in message.tool_calls
-            )
-            add("assistant", blocks)
-        elif isinstance(message, ToolResultMessage):
-            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": message.call_id}
-            block["content"] = message.content or "(no output)"
-            if message.is_error:
-                block["is_error"] = True
-            add("user", [block])
-        else:
-            assert_never(message)
     return turns
 
 
-def to_anthropic_params(request: ModelRequest) -> dict[str, Any]:
-    """The keyword arguments of ``messages.create`` for a streaming request.
+class _Turns:
+    """Encoded turns kept between requests: the finished ones, and the last one's blocks
+    (a later message of the same role still merges into it)."""
 
-    ``temperature`` travels in ``extra_body`` (the installed SDK's signature has no such argument).
-    """
+    def __init__(self) -> None:
+        self.closed: list[str] = []
+        self.role: str | None = None
+        self.blocks: list[str] = []
+
+    def turn(self, role: str, blocks: list[str]) -> str:
+        return "{" + f'"role":{encode(role)},"content":' + json_array(blocks) + "}"
+
+    def encoded(self) -> list[str]:
+        """Every turn's JSON, in order."""
+        if self.role is None:
+            return self.closed
+        return [*self.closed, self.turn(self.role, self.blocks)]
+
+
+def _encode_message(turns: _Turns, message: Message) -> None:
+    """The fold that keeps each turn's wire JSON between requests (see ``Transcript.fold``)."""
+    role, blocks = anthropic_turn(message)
+    if not blocks:
+        return
+    if role != turns.role:
+        if turns.role is not None:
+            turns.closed.append(turns.turn(turns.role, turns.blocks))
+        turns.role, turns.blocks = role, []
+    turns.blocks.extend(encode(block) for block in blocks)
+
+
+def _params(request: ModelRequest, messages: Any) -> dict[str, Any]:
+    # The keys in the order the SDK's own ``messages.create`` sends them (``temperature``
+    # last: the installed SDK's signature has no such argument, it went in ``extra_body``).
     params: dict[str, Any] = {
-        "model": request.model,
-        "messages": to_anthropic_messages(request),
         "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
+        "messages": messages,
+        "model": request.model,
         "stream": True,
     }
     if request.system:
         params["system"] = request.system
     if request.tools:
+        params["tool_choice"] = _TOOL_CHOICE[request.tool_choice]
         params["tools"] = [
             {"name": t.name, "description": t.description, "input_schema": t.parameters}
             for t in request.tools
         ]
-        params["tool_choice"] = _TOOL_CHOICE[request.tool_choice]
     if request.temperature is not None:
-        params["extra_body"] = {"temperature": request.temperature}
+        params["temperature"] = request.temperature
     return params
+
+
+def to_anthropic_params(request: ModelRequest) -> dict[str, Any]:
+    """The JSON body of a streaming ``POST /v1/messages``, keys in the order sent."""
+    return _params(request, to_anthropic_messages(request))
+
+
+def anthropic_body(request: ModelRequest) -> bytes:
+    """``to_anthropic_params`` encoded as the SDK encodes it, each message encoded once per
+    transcript (kept between requests that extend it). Raises UnicodeEncodeError for text
+    with unpaired surrogates."""
+    turns = request.messages.fold(_encode_message, _Turns)
+    return body_bytes(_params(request, None), {"messages": json_array(turns.encoded())})
 
 
 @dataclass
@@ -256,9 +301,21 @@ class AnthropicProvider:
         return retrying(lambda: self._attempt(request), self._retry)
 
     async def _attempt(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        params = to_anthropic_params(request)
+        from anthropic import AsyncStream
+        from anthropic.types import Message as WireMessage
+        from anthropic.types import RawMessageStreamEvent
+
         try:
-            stream = await self.client().messages.create(**params)
+            body = anthropic_body(request)
+            # The raw request path with the body already encoded: the SDK's preparation of a
+            # ``body`` (a copy of the whole conversation, walked in Python) never runs.
+            stream = await self.client().post(
+                "/v1/messages",
+                content=body,
+                cast_to=WireMessage,
+                stream=True,
+                stream_cls=AsyncStream[RawMessageStreamEvent],
+            )
         except Exception as exc:
             raise map_anthropic_error(exc, self.name, self._key_hint) from exc
         assembler = EventAssembler()

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from shellpilot.provider.transcript import Transcript
+
 ToolChoice = Literal["auto", "required", "none"]
 """auto: the model decides; required: it must call a tool; none: it must not call one."""
 
@@ -73,13 +75,15 @@ class ModelRequest(_Frozen):
     """Everything one model turn needs.
 
     ``model`` is the provider-side model name (``gpt-4o``, not ``openai/gpt-4o``).
+    ``messages`` is a ``Transcript`` (a list given here is converted): a loop extends the
+    previous request's transcript, so providers map each message to the wire once.
     ``temperature`` None = the provider's default; ``max_tokens`` None = the provider's
     default (OpenAI-compatible: unset; Anthropic: 8192, which its API requires).
     """
 
     model: str
     system: str = ""
-    messages: list[Message] = Field(default_factory=list)
+    messages: Transcript[Message] = Field(default_factory=Transcript)
     tools: list[ToolSpec] = Field(default_factory=list)
     tool_choice: ToolChoice = "auto"
     temperature: float | None = None

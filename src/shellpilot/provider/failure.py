@@ -2,7 +2,7 @@
 
 Owns: reading error bodies, recognising transport errors, the ``ProviderError`` texts both SDKs
 share (HTTP status, connection), reading an SDK stream with its errors mapped, closing it quietly.
-Must not touch: SDK imports (each provider module maps its own SDK's exception classes).
+Must not touch: SDK imports (each provider maps its own SDK's classes; httpx2 is loaded only to map one).
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ def cause_text(exc: BaseException) -> str:
 
 
 def is_transport_error(exc: BaseException) -> bool:
-    """httpx2 transport/stream errors and OS socket errors, judged without importing httpx2."""
-    if isinstance(exc, OSError | EOFError):
-        return True
-    return any(cls.__name__ in ("TransportError", "StreamError") for cls in type(exc).__mro__)
+    """httpx2 transport/stream errors (the HTTP client under both SDKs) and OS socket errors."""
+    import httpx2  # already loaded by the SDK that raised
+
+    return isinstance(exc, OSError | EOFError | httpx2.TransportError | httpx2.StreamError)
 
 
 async def close_quietly(stream: Any) -> None:

@@ -18,6 +18,7 @@ from shellpilot.ids import ascending
 from shellpilot.provider.base import (
     AssistantMessage,
     FinishReason,
+    Message,
     ModelRequest,
     ProviderEvent,
     TextDelta,
@@ -30,6 +31,7 @@ from shellpilot.provider.base import (
     parse_arguments,
     settle_finish,
 )
+from shellpilot.provider.body import body_bytes, encode, json_array
 from shellpilot.provider.failure import (
     connection_failed,
     error_detail,
@@ -57,57 +59,64 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
-    """Map the request's system prompt and messages to chat-completions ``messages``.
+def openai_message(message: Message) -> dict[str, Any] | None:
+    """One message as a chat-completions ``messages`` entry; None for an assistant turn with
+    neither text nor tool calls (left out). A failed tool result is prefixed ``Error:`` (the
+    protocol has no error flag)."""
+    if isinstance(message, UserMessage):
+        return {"role": "user", "content": message.content}
+    if isinstance(message, AssistantMessage):
+        entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+        if message.tool_calls:
+            entry["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                }
+                for call in message.tool_calls
+            ]
+        elif not message.content:
+            return None
+        return entry
+    if isinstance(message, ToolResultMessage):
+        content = message.content
+        if message.is_error and not content.lower().startswith("error"):
+            content = f"Error: {content}"
+        return {"role": "tool", "tool_call_id": message.call_id, "content": content}
+    assert_never(message)
 
-    A failed tool result is prefixed ``Error:`` (the protocol has no error flag).
-    """
-    out: list[dict[str, Any]] = []
-    if request.system:
-        out.append({"role": "system", "content": request.system})
+
+def to_openai_messages(request: ModelRequest) -> list[dict[str, Any]]:
+    """Map the request's system prompt and messages to chat-completions ``messages``."""
+    out: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
     for message in request.messages:
-        if isinstance(message, UserMessage):
-            out.append({"role": "user", "content": message.content})
-        elif isinstance(message, AssistantMessage):
-            entry: dict[str, Any] = {"role": "assistant", "content": message.content or None}
-            if message.tool_calls:
-                entry["tool_calls"] = [
-                    {
-                        "id": call.id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
-                    }
-                    for call in message.tool_calls
-                ]
-            elif not message.content:
-                continue
+        entry = openai_message(message)
+        if entry is not None:
             out.append(entry)
-        elif isinstance(message, ToolResultMessage):
-            content = message.content
-            if message.is_error and not content.lower().startswith("error"):
-                content = f"Error: {content}"
-            out.append({"role": "tool", "tool_call_id": message.call_id, "content": content})
-        else:
-            assert_never(message)
     return out
 
 
-def to_openai_params(
-    request: ModelRequest, *, include_usage: bool = True, max_tokens_field: str = "max_tokens"
-) -> dict[str, Any]:
-    """The keyword arguments of ``chat.completions.create`` for a streaming request.
+def _encode_message(encoded: list[str], message: Message) -> None:
+    """The fold that keeps each message's wire JSON between requests (see ``Transcript.fold``)."""
+    entry = openai_message(message)
+    if entry is not None:
+        encoded.append(encode(entry))
 
-    ``max_tokens_field``: OpenAI's own API wants ``max_completion_tokens`` (reasoning models
-    reject ``max_tokens``); compatible servers mostly know only ``max_tokens``.
-    """
-    params: dict[str, Any] = {
-        "model": request.model,
-        "messages": to_openai_messages(request),
-        "stream": True,
-    }
+
+def _params(
+    request: ModelRequest, messages: Any, *, include_usage: bool, max_tokens_field: str
+) -> dict[str, Any]:
+    # The keys in the order the SDK's own ``chat.completions.create`` sends them.
+    params: dict[str, Any] = {"model": request.model, "stream": True, "messages": messages}
+    if request.max_tokens is not None:
+        params[max_tokens_field] = request.max_tokens
     if include_usage:
         params["stream_options"] = {"include_usage": True}
+    if request.temperature is not None:
+        params["temperature"] = request.temperature
     if request.tools:
+        params["tool_choice"] = request.tool_choice
         params["tools"] = [
             {
                 "type": "function",
@@ -115,12 +124,36 @@ def to_openai_params(
             }
             for t in request.tools
         ]
-        params["tool_choice"] = request.tool_choice
-    if request.temperature is not None:
-        params["temperature"] = request.temperature
-    if request.max_tokens is not None:
-        params[max_tokens_field] = request.max_tokens
     return params
+
+
+def to_openai_params(
+    request: ModelRequest, *, include_usage: bool = True, max_tokens_field: str = "max_tokens"
+) -> dict[str, Any]:
+    """The JSON body of a streaming ``POST /chat/completions``, keys in the order sent.
+
+    ``max_tokens_field``: OpenAI's own API wants ``max_completion_tokens`` (reasoning models
+    reject ``max_tokens``); compatible servers mostly know only ``max_tokens``.
+    """
+    return _params(
+        request,
+        to_openai_messages(request),
+        include_usage=include_usage,
+        max_tokens_field=max_tokens_field,
+    )
+
+
+def openai_body(
+    request: ModelRequest, *, include_usage: bool = True, max_tokens_field: str = "max_tokens"
+) -> bytes:
+    """``to_openai_params`` encoded as the SDK encodes it, each message encoded once per
+    transcript (kept between requests that extend it). Raises UnicodeEncodeError for text
+    with unpaired surrogates."""
+    encoded = request.messages.fold(_encode_message, list)
+    system = [encode({"role": "system", "content": request.system})] if request.system else []
+    messages = json_array([*system, *encoded])
+    params = _params(request, None, include_usage=include_usage, max_tokens_field=max_tokens_field)
+    return body_bytes(params, {"messages": messages})
 
 
 @dataclass
@@ -281,11 +314,23 @@ class OpenAIProvider:
         return retrying(lambda: self._attempt(request), self._retry)
 
     async def _attempt(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        params = to_openai_params(
-            request, include_usage=self._include_usage, max_tokens_field=self._max_tokens_field
-        )
+        from openai import AsyncStream
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
         try:
-            stream = await self.client().chat.completions.create(**params)
+            body = openai_body(
+                request, include_usage=self._include_usage, max_tokens_field=self._max_tokens_field
+            )
+            # The raw request path: the body goes out as built, without the SDK's per-message
+            # transform of ``chat.completions.create`` (which walks the whole conversation).
+            stream = await self.client().post(
+                "/chat/completions",
+                content=body,
+                cast_to=ChatCompletion,
+                stream=True,
+                stream_cls=AsyncStream[ChatCompletionChunk],
+                options={"security": {"bearer_auth": True}},
+            )
         except Exception as exc:
             raise map_openai_error(exc, self.name, self._key_hint) from exc
         assembler = ChunkAssembler()

@@ -3,12 +3,13 @@
 Owns: the arity table and `prefix()`. Must not touch: parsing, rules, matching or I/O.
 
 `git checkout -b x` -> `git checkout`, `npm run dev` -> `npm run dev`, `ls -la` -> `ls`.
-The table is wider than the reference (spec §1.6) and keyed by exact token runs, so a
-command called `constructor` or `__proto__` is simply a command (spec §7.5).
+The table covers common developer CLIs and is keyed by exact token runs, so a command
+called `constructor` or `__proto__` is simply a command.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
@@ -17,6 +18,25 @@ cat cd chmod chown cp echo env export grep kill killall ln ls mkdir mv ps pwd rm
 sleep source tail touch unset which head less more tee find sed awk wc sort uniq diff
 curl wget tar zip unzip ssh scp rsync eval exec
 pytest black isort flake8 pylint mypy tsc eslint prettier jest vitest gcc g++ clang rustc
+: . [ [[ alias bg break builtin caller command compgen complete continue declare dirs disown
+enable exit false fc fg getopts hash help history jobs let local logout mapfile popd printf
+pushd read readarray readonly return set shift shopt suspend test times trap true type
+typeset ulimit umask unalias wait
+arch b2sum base32 base64 basename basenc chcon chgrp cksum comm csplit cut date dd df dir
+dircolors dirname du expand expr factor fmt fold groups hostid id install join link logname
+md5sum mkfifo mknod mktemp nice nl nohup nproc numfmt od paste pathchk pr printenv ptx
+readlink realpath runcon seq sha1sum sha224sum sha256sum sha384sum sha512sum shred shuf
+stat stdbuf stty sum sync tac timeout tr truncate tsort tty uname unexpand unlink users
+vdir who whoami yes
+egrep fgrep rg ag ack fd locate xargs gawk mawk jq yq xmllint most file strings hexdump xxd
+cmp patch colordiff tree lsof pgrep pkill top htop free uptime vmstat iostat mount umount
+lsblk ifconfig ping nc ncat socat netstat ss dig nslookup host traceroute sftp gzip gunzip
+bzip2 bunzip2 xz unxz zstd 7z gpg md5 shasum tput clear watch time column bc dc vim vi nvim
+nano emacs code man info whereis iconv dos2unix unix2dos envsubst sudo doas su runuser
+bash sh zsh dash ksh fish pwsh powershell cmd perl ruby php lua java javac cc c++ ld as
+strace ltrace gdb valgrind flock taskset chrt ionice setsid unbuffer busybox script parallel
+ssh-keygen shellcheck shfmt gofmt rustfmt clang-format autopep8 yapf virtualenv
+assoc attrib cls copy del erase md move rd ren rename robocopy start xcopy where findstr
 """
 
 _TWO = """
@@ -236,6 +256,8 @@ ARITY: Mapping[str, int] = MappingProxyType(_TABLE)
 """Read-only table: space-joined token run -> number of tokens that name the command."""
 
 
+_CMDLET = re.compile(r"[A-Z][a-z]+-[A-Z][A-Za-z]+")
+
 _Trie = dict[str, "tuple[int, _Trie]"]
 """token -> (the arity of the run ending here, 0 when that run is no key; longer runs)."""
 
@@ -258,10 +280,20 @@ _TRIE = _trie()
 
 def _arity(tokens: Sequence[str]) -> int:
     """How many of `tokens` (non-empty) name the command: the arity of the longest key
-    that `tokens` starts with, else 1 (walks `_TRIE`, one lookup per matching token)."""
+    that `tokens` starts with (walks `_TRIE`, one lookup per matching token).
+
+    A command the table does not know may be a wrapper of what follows (`rtk rm -rf x`),
+    so its always-pattern must not cover every command behind it: its tokens up to and
+    including the first one that is not an option name it (`rtk rm`, `./run.sh test`).
+    """
     entry = _TRIE.get(tokens[0])
     if entry is None:
-        return 1
+        if _CMDLET.fullmatch(tokens[0]):
+            return 1  # a PowerShell cmdlet (`Remove-Item -Path x`) names itself
+        for i in range(1, len(tokens)):
+            if tokens[i][:1] != "-":
+                return i + 1
+        return len(tokens)
     arity, below = entry
     arity = arity or 1
     i = 1
@@ -277,13 +309,18 @@ def _arity(tokens: Sequence[str]) -> int:
     return arity
 
 
+def known(name: str) -> bool:
+    """Whether the table names command `name` (its first token)."""
+    return name in _TRIE
+
+
 def prefix(tokens: Sequence[str]) -> list[str]:
     """The leading tokens that name the command: the longest known run in `ARITY`.
 
     The longest run of leading tokens that is a key wins; returns its first `arity`
-    tokens (never more than given). No hit -> the first token; empty input -> `[]`.
+    tokens (never more than given). A command not in the table: its tokens up to the
+    first that is not an option (see `_arity`); empty input -> `[]`.
     Flags count as tokens (`git -C x status` -> `git -C`).
-    Source: spec §1.6 (reference table), widened for common developer CLIs.
     """
     if not tokens:
         return []

@@ -1,157 +1,127 @@
-"""Commands that run other command text: `bash -c`, `eval`, `trap`, `su -c`, `find -exec`, `watch`.
+"""Commands that run other command text: `bash -c`, `eval`, `trap`, `su -c`, `pwsh -c`.
 
-Owns: finding that text in a command's words and handing it back to be scanned (depth
-capped by `MAX_DEPTH`). Must not touch: statements, words or results policy.
+Owns: finding that text in a command's words and handing it on: to the same shell
+(`run_here`, for eval and trap) or to a new one through `ScanContext.nest`. Must not
+touch: statements, words or results policy.
 """
 
 from __future__ import annotations
 
-from shellpilot.scanner.bash_words import BashWords
-from shellpilot.scanner.scan_paths import PathResolver
-from shellpilot.scanner.scan_result import MAX_DEPTH, ScanBuilder
+from collections.abc import Callable
+
+from shellpilot.scanner.context import Cwds, Grammar, ScanContext
 from shellpilot.scanner.shell_strings import command_string
 from shellpilot.scanner.words import Word
 
-Cwds = tuple[str, ...] | None
-
 NO_STDIN = "\0no stdin"
-"""`BashNesting.stdin` when the current command has no here-document or here-string."""
+"""The here-document text of a command that has no here-document or here-string."""
+
+RunHere = Callable[[str, Cwds, str], Cwds]
+"""`run_here(text, cwds, what) -> cwds after it`: scan `text` as run by this same shell
+(eval, trap)."""
 
 
-class BashNesting(BashWords):
-    """Base of the bash scanner: scans the command text some commands carry.
+def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanContext, depth: int) -> None:
+    """`bash [opts] -c STR`, `sh script`, `bash <<EOF`: scan what the new shell runs.
 
-    The subclass provides `builder`, `resolver`, `depth`, `stdin`, `slice()`, `nest()` and
-    `argv()` (see scan_bash.py). A chain of single bases (BashWords -> BashNesting ->
-    the scanner), not mixins, so the scanner can be compiled by mypyc (see setup.py).
+    `stdin`: the text it reads (a here-document, a here-string, or what an `echo` before
+    it in a pipeline prints); `None`: unknown text (a file, a here-document with
+    expansions, a pipe from another program); `NO_STDIN`: the terminal (stdin is closed).
     """
-
-    __slots__ = ()
-    builder: ScanBuilder
-    resolver: PathResolver
-    depth: int
-    stdin: str | None
-
-    def nest(self, source: str, cwds: Cwds, what: str) -> None:
-        raise NotImplementedError
-
-    def argv(self, words: list[Word], text: str, start: int, end: int, cwds: Cwds) -> Cwds:
-        raise NotImplementedError
-
-    def shell(self, name: str, args: list[Word], cwds: Cwds) -> None:
-        i = 0
-        script = False
-        while i < len(args):
-            value = args[i].value
-            if value == "--":
-                i += 1
-                break
-            if value[:1] in "-+" and len(value) > 1 and not args[i].dynamic:
-                if value.startswith("--"):
-                    i += 1
-                    continue
-                if "c" in value[1:] and value[0] == "-":
-                    script = True
-                if value[1:] in ("o", "O") and i + 1 < len(args):
-                    i += 1
-                if value[0] == "-" and "s" in value[1:]:
-                    break
+    i = 0
+    script = False
+    reads_stdin = False  # `sh -s ARGS`: the commands come from stdin, ARGS are $1...
+    while i < len(args):
+        value = args[i].value
+        if value == "--":
+            i += 1
+            break
+        if value[:1] in "-+" and len(value) > 1 and not args[i].dynamic:
+            if value.startswith("--"):
                 i += 1
                 continue
-            break
-        rest = args[i:]
-        if script:
-            if not rest:
-                self.builder.unknown(f"{name} -c without a command string")
-            elif rest[0].dynamic:
-                self.builder.unknown(f"{name} -c runs a dynamic string {rest[0].raw}")
-            else:
-                self.nest(rest[0].value, cwds, f"{name} -c")
-        elif rest:
-            self.resolver.check(rest[0], cwds, name)
-        elif self.stdin is None:
-            self.builder.unknown(f"{name} reads a here-document with expansions as its script")
-        elif self.stdin is not NO_STDIN:
-            self.nest(self.stdin, cwds, f"{name} <<")
-        else:
-            self.builder.unknown(f"{name} reads the commands it runs from standard input")
-
-    def foreign(self, name: str, args: list[Word], cwds: Cwds) -> None:
-        """`pwsh -Command STR` / `cmd /c STR` run from bash: scan STR with that shell."""
-        if self.depth + 1 > MAX_DEPTH:
-            self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
-            return
-        script = command_string(name, args, self.builder, self.resolver, cwds)
-        if script is None or not self.builder.rescan(script):
-            return
-        if name.startswith("cmd"):
-            from shellpilot.scanner.cmdline import scan_cmd
-
-            scan_cmd(script, cwds, self.builder, self.resolver)
-        else:
-            from shellpilot.scanner.scan_powershell import scan_powershell
-
-            scan_powershell(script, cwds, self.builder, self.resolver, self.depth + 1)
-
-    def trap(self, args: list[Word], cwds: Cwds) -> None:
-        """`trap ACTION SIGNAL...`: ACTION runs later in this shell, so it is scanned now."""
-        operands = [w for w in args if not (w.value.startswith("-") and len(w.value) > 1)]
-        if len(operands) < 2 or operands[0].value in ("", "-"):
-            return
-        action = operands[0]
-        if action.dynamic:
-            self.builder.unknown(f"trap of a dynamic string {action.raw}")
-        else:
-            self.nest(action.value, cwds, "trap")
-
-    def su(self, name: str, args: list[Word], cwds: Cwds) -> None:
-        """`su [-] [user] -c CMD` / `runuser ... -c CMD`: CMD runs through a shell."""
-        for i, word in enumerate(args):
-            value = word.value
-            script: Word | None = None
-            if value in ("-c", "--command") and i + 1 < len(args):
-                script = args[i + 1]
-            elif value.startswith("--command="):
-                script = word.suffix(len("--command="))
-            if script is not None:
-                if script.dynamic:
-                    self.builder.unknown(f"{name} -c runs a dynamic string")
-                else:
-                    self.nest(script.value, cwds, f"{name} -c")
-                return
-
-    def eval(self, args: list[Word], cwds: Cwds) -> None:
-        if any(w.dynamic for w in args):
-            self.builder.unknown("eval of a dynamic string")
-            return
-        source = " ".join(w.value for w in args)
-        if source.strip():
-            self.nest(source, cwds, "eval")
-
-    def shell_string(
-        self, real: list[Word], cwds: Cwds, what: str, text: str, words: list[Word], start: int, end: int
-    ) -> Cwds:
-        self.builder.command(text, [w.value for w in words], any(w.dynamic for w in words), [])
-        if any(w.dynamic for w in real):
-            self.builder.unknown(f"{what} runs a dynamic string")
-        else:
-            self.nest(" ".join(w.value for w in real), cwds, what)
-        return cwds
-
-    def find_exec(self, args: list[Word], cwds: Cwds) -> None:
-        i = 0
-        n = len(args)
-        while i < n:
-            value = args[i].value
-            if value in ("-exec", "-execdir", "-ok", "-okdir"):
-                j = i + 1
-                while j < n and args[j].value not in (";", "+"):
-                    j += 1
-                sub = args[i + 1 : j]
-                if j >= n:
-                    self.builder.unknown(f"find {value} without a terminating ';' or '+'")
-                if sub:
-                    text = self.slice(sub[0].start, sub[-1].end)
-                    self.argv(list(sub), text, sub[0].start, sub[-1].end, cwds)
-                i = j
+            if "c" in value[1:] and value[0] == "-":
+                script = True
+            if value[1:] in ("o", "O") and i + 1 < len(args):
+                i += 1
+            if value[0] == "-" and "s" in value[1:]:
+                reads_stdin = True
+                break
             i += 1
+            continue
+        break
+    rest = [] if reads_stdin and not script else args[i:]
+    builder = ctx.builder
+    if script:
+        if not rest:
+            builder.unknown(f"{name} -c without a command string")
+        elif rest[0].dynamic:
+            builder.unknown(f"{name} -c runs a dynamic string {rest[0].raw}")
+        else:
+            ctx.nest(_grammar(name), rest[0].value, cwds, depth + 1, f"{name} -c")
+    elif rest:
+        ctx.resolver.check(rest[0], cwds, name)  # a script file, like `./script.sh`
+    elif stdin is None:
+        builder.unknown(f"{name} reads its commands from standard input, which cannot be seen")
+    elif stdin is not NO_STDIN:
+        ctx.nest(_grammar(name), stdin, cwds, depth + 1, f"{name} <<")
+    else:
+        builder.unknown(f"{name} reads the commands it runs from standard input")
+
+
+def _grammar(name: str) -> Grammar:
+    """The grammar a shell named `name` reads: `sh` (POSIX: dash) or `bash`."""
+    return "sh" if name in ("sh", "dash", "ash") else "bash"
+
+
+def foreign(name: str, args: list[Word], cwds: Cwds, ctx: ScanContext, depth: int) -> None:
+    """`pwsh -Command STR` / `cmd /c STR` run from bash: scan STR with that shell."""
+    script = command_string(name, args, ctx.builder, ctx.resolver, cwds)
+    if script is not None:
+        ctx.nest("cmd" if name.startswith("cmd") else "powershell", script, cwds, depth + 1, name)
+
+
+def trap(args: list[Word], cwds: Cwds, ctx: ScanContext, run_here: RunHere) -> None:
+    """`trap ACTION SIGNAL...`: ACTION runs later in this shell, so it is scanned now."""
+    operands = [w for w in args if not (w.value.startswith("-") and len(w.value) > 1)]
+    if len(operands) < 2 or operands[0].value in ("", "-"):
+        return
+    action = operands[0]
+    if action.dynamic:
+        ctx.builder.unknown(f"trap of a dynamic string {action.raw}")
+    else:
+        run_here(action.value, cwds, "trap")
+
+
+def su(name: str, args: list[Word], cwds: Cwds, ctx: ScanContext, depth: int) -> None:
+    """`su [-] [user] -c CMD` / `runuser ... -c CMD`: CMD runs through a shell."""
+    for i, word in enumerate(args):
+        value = word.value
+        script: Word | None = None
+        if value in ("-c", "--command") and i + 1 < len(args):
+            script = args[i + 1]
+        elif value.startswith("--command="):
+            script = word.suffix(len("--command="))
+        if script is not None:
+            if script.dynamic:
+                ctx.builder.unknown(f"{name} -c runs a dynamic string")
+            else:
+                ctx.nest("bash", script.value, cwds, depth + 1, f"{name} -c")
+            return
+
+
+def evaluate(args: list[Word], cwds: Cwds, ctx: ScanContext, run_here: RunHere) -> Cwds:
+    """`eval WORDS`: the words joined by spaces run in this shell; returns the cwds after."""
+    if any(w.dynamic for w in args):
+        ctx.builder.unknown("eval of a dynamic string")
+        return None
+    source = " ".join(w.value for w in args)
+    return run_here(source, cwds, "eval") if source.strip() else cwds
+
+
+def joined(real: list[Word], cwds: Cwds, what: str, ctx: ScanContext, depth: int) -> None:
+    """`watch CMD ARGS`: the words joined by spaces run through `sh -c`."""
+    if any(w.dynamic for w in real):
+        ctx.builder.unknown(f"{what} runs a dynamic string")
+    else:
+        ctx.nest("bash", " ".join(w.value for w in real), cwds, depth + 1, what)

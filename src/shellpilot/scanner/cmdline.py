@@ -6,11 +6,8 @@ Must not touch: the bash/PowerShell scanners, result policy (scan.py) or rules.
 
 from __future__ import annotations
 
-from shellpilot.scanner.scan_paths import PathResolver
-from shellpilot.scanner.scan_result import ScanBuilder
+from shellpilot.scanner.context import Cwds, ScanContext
 from shellpilot.scanner.words import Word
-
-Cwds = tuple[str, ...] | None
 
 CMD_CD = frozenset({"cd", "chdir", "pushd", "popd"})
 CMD_FILES = frozenset(
@@ -111,8 +108,11 @@ def tokenize(line: str, offset: int = 0) -> tuple[list[Word], list[tuple[str, Wo
     return words, redirects
 
 
-def scan_cmd(source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResolver) -> None:
-    """Scan a cmd.exe command line starting in `cwds` (see scan.scan)."""
+def scan_cmd(source: str, cwds: Cwds, ctx: ScanContext, depth: int = 0) -> Cwds:
+    """Scan a cmd.exe command line starting in `cwds` (see scan.scan); the `cmd` entry
+    of `ScanContext.grammars` (cmd runs no nested text here, so `depth` is unused)."""
+    builder = ctx.builder
+    resolver = ctx.resolver
     for start, end in split_commands(source):
         part = source[start:end]
         words, redirects = tokenize(part, start)
@@ -140,7 +140,10 @@ def scan_cmd(source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResolv
                 resolver.cd(targets[0] if targets else None, cwds, lower, windows=True) if targets else cwds
             )
             continue
-        builder.command(part.strip(), [name, *(w.value for w in args)], any(w.dynamic for w in words), [])
+        builder.command(
+            part.strip(), [name, *(w.value for w in args)], any(w.dynamic for w in words), cwds=cwds
+        )
         if lower in CMD_FILES:
             for word in operands:
                 resolver.check(word, cwds, lower, windows=True)
+    return cwds

@@ -61,7 +61,7 @@ def kind_names(grammar: Grammar) -> dict[int, str]:
     `node.type` builds a new str on every access; looking the id up here returns one
     interned str per kind, so comparisons and set lookups on it are cheap (the scanner
     reads every node's kind). Loads the grammar on first use, like `parse`. A plain dict
-    (the compiled scanner looks it up faster than a Mapping): never modify it.
+    (cheaper to look up than a read-only Mapping): never modify it.
     """
     return _loaded(grammar).kinds
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
+from shellpilot.scanner.bash_walk import scan_bash, scan_sh
 from shellpilot.scanner.cmdline import scan_cmd
+from shellpilot.scanner.context import Grammar, GrammarScan, ScanContext
 from shellpilot.scanner.parse import POSIX_SHELLS, POWERSHELLS
-from shellpilot.scanner.scan_bash import scan_bash
 from shellpilot.scanner.scan_paths import PathResolver
 from shellpilot.scanner.scan_powershell import scan_powershell
 from shellpilot.scanner.scan_result import (
@@ -23,6 +24,16 @@ from shellpilot.scanner.scan_result import (
 )
 
 __all__ = ["MAX_DEPTH", "MAX_NESTING", "Scan", "ScanBuilder", "ScannedCommand", "scan", "shell_kind"]
+
+
+GRAMMARS: dict[Grammar, GrammarScan] = {
+    "bash": scan_bash,
+    "sh": scan_sh,
+    "powershell": scan_powershell,
+    "cmd": scan_cmd,
+}
+"""The scanner of each grammar, handed down to every scanner of a scan (see ScanContext):
+text one shell hands to another (`pwsh -Command "bash -c '..'"`) is scanned through it."""
 
 
 @lru_cache(maxsize=256)
@@ -82,35 +93,31 @@ def scan(
     `unknown`. A relative `cwd` is taken relative to `project_dir`; a `cwd` outside the
     project is itself put in `dirs`. Never raises for bad commands: parse errors, unknown
     syntax and internal failures set `unknown` with a reason. Arguments of the wrong type
-    (bytes, None) raise TypeError, from both builds (see shellpilot._compiled).
+    (bytes, None) raise TypeError.
 
-    Wrappers (sudo, doas, env, nohup, nice, ionice, timeout, stdbuf, time, command,
-    builtin, exec, setsid, coproc, xargs, watch; a leading `\\`; an absolute program path)
-    and leading `VAR=x` assignments: the command's own text is a pattern AND so is the
-    real command's text (`sudo /usr/bin/rm x` -> `rm x`), so a rule `rm *` matches either
-    way; `always` holds the real command's arity prefix (`rm *`) then the same prefixed by
-    the wrapper text (`sudo rm *`); `ScannedCommand.argv` is the real command's.
+    Patterns are the words as bash reads them (see ScannedCommand.text). Wrappers (sudo,
+    env, nohup, nice, timeout, taskset, flock, xargs, uv run, npx... see wrapper_table;
+    a leading `\\`; an absolute program path) and leading `VAR=x` assignments: the
+    command's own text is a pattern AND so is the real command's (`sudo /usr/bin/rm x`
+    -> `rm x`), so a rule `rm *` matches either way; `always` holds the real command's
+    arity prefix (`rm *`) then the same prefixed by the wrapper text (`sudo rm *`).
+    Text other commands run is scanned too: `bash -c`, `eval`, `trap`, `su -c`, `find
+    -exec`, here-documents and literal `echo`/`printf` output fed to a shell, aliases,
+    `hash -p` names, functions (at each call, with its arguments), git aliases and git
+    `-c` settings that run programs, `pwsh -Command` (through ScanContext.grammars).
+    Substitutions are scanned wherever they sit; a tree-sitter query and a lexer
+    (bash_nets) catch those the walk did not reach. Paths go through symlinks, option
+    shapes name output files (option_table), and a missing top-level path is its own dir.
 
-    Still `unknown`: dynamic paths or command names (`$X`, `$(..)`, backticks, `%VAR%`,
-    PowerShell variables), relative paths after `cd` to a dynamic place (`cd "$X"`,
-    `cd -`, `popd` without `pushd`), `bash -c`/`eval`/`trap`/`su -c`/`watch`/`pwsh -c`/
-    `iex` with a non-literal string or nested over `MAX_DEPTH`, statements nested over
-    `MAX_NESTING` levels (`$(..)` in `$(..)`, subshells, groups), nested command text over
-    `RESCAN_FACTOR` times the line's length, a line over 16 KB that tree-sitter cannot
-    parse within 2 s and 512 MB (parse.parse_probed), scripts from stdin
-    (`curl .. | sh`), `env -S`, `pwsh -EncodedCommand`, `xargs` feeding a file command,
-    `find -exec` without its terminator, syntax errors, unknown grammar nodes, a line with
-    no command (only comments), and any other shell than bash/PowerShell/cmd.
-    Substitutions (`$(..)`, backticks, `<(..)`, `>(..)`) are scanned wherever they sit
-    (words, numbers such as `16#$(..)`, arithmetic, subscripts, `${x:-..}`, tests, case
-    patterns, here-docs, redirects, assignments, declarations, for lists); a final
-    tree-sitter query checks that the walk reached each one and scans any it did not,
-    with an unknown cwd and an `unknown` reason; a last lexer (bash_openers) finds those
-    bash runs where the tree shows none (`$(( '$(..)' ))`, `"${x:-'$(..)'}"`, `$[..]`,
-    backticks in unquoted here-documents), scans their text and sets `unknown`.
-    Brace lists and sequences in literal words are expanded as bash does (`cp a{,.bak}`,
-    over 64 words: `unknown`); a glob component that may match `..` (`.?/x`) is `unknown`.
-    Source: issue 2 §2; spec §2.3 ("Permission scan") and §7.2 (its gaps, closed here).
+    `unknown` (with a reason, and `*` in writes): dynamic paths; command names that are
+    dynamic, globs or brace lists; relative paths after a `cd` to a dynamic place;
+    `source`; a shell reading an unknown stdin (`curl .. | sh`); text nested over
+    `MAX_DEPTH` or `MAX_NESTING`, or over `RESCAN_FACTOR` times the line; a line over
+    16 KB tree-sitter cannot parse within 2 s and 512 MB; `env -S`; `pwsh
+    -EncodedCommand`; `xargs` feeding a file command; git in a repository whose config
+    (or a submodule's) runs programs, or a git subcommand that is no git command nor
+    alias; `$'..'`/brace lists in text for a POSIX `sh`; syntax errors; unknown grammar
+    nodes; a line with no command; and any shell other than bash/sh/PowerShell/cmd.
     """
     # (callers pass Paths or strs; os.fspath on a Path costs two Python-level calls)
     project_text = project_dir if isinstance(project_dir, str) else os.fspath(project_dir)
@@ -121,7 +128,6 @@ def scan(
         and isinstance(project_text, str)
         and isinstance(cwd_text, str)
     ):
-        # The same error from both builds (the compiled one checks `command: str` itself).
         kinds = ", ".join(type(v).__name__ for v in (command, shell, project_text, cwd_text))
         raise TypeError(f"scan() takes str command and shell, str or PathLike[str] paths; got {kinds}")
     placed = _places(project_text, cwd_text)
@@ -135,15 +141,16 @@ def scan(
     if not resolver.inside(start):
         builder.outside(start)
     kind = shell_kind(shell)
+    ctx = ScanContext(builder, resolver, GRAMMARS)
     try:
-        if kind == "powershell":
-            scan_powershell(command, (start,), builder, resolver, 0)
-        elif kind == "cmd":
-            scan_cmd(command, (start,), builder, resolver)
-        else:
-            if kind == "other":
-                builder.unknown(f"shell {shell!r} is not bash, PowerShell or cmd; scanned as bash")
-            scan_bash(command, (start,), builder, resolver, 0)
+        if kind == "other":
+            builder.unknown(f"shell {shell!r} is not bash, PowerShell or cmd; scanned as bash")
+        grammar: Grammar = (
+            "bash" if kind in ("other", "bash") else "powershell" if kind == "powershell" else "cmd"
+        )
+        if grammar == "bash" and os.path.basename(shell) in ("sh", "dash", "ash"):
+            grammar = "sh"
+        GRAMMARS[grammar](command, (start,), ctx, 0)
     except Exception as err:  # a scanner bug must never mean "nothing to check"
         builder.unknown(f"scanner failure ({type(err).__name__}: {err})")
     if not builder.seen and command.strip():

@@ -1,7 +1,8 @@
-"""Which arguments of which commands are paths, and where a path word really points.
+"""Where a path word really points: the simulated cwd, `~`, `$HOME`, globs, symlinks.
 
-Owns: the per-command argument table (getopt-style) and path resolution (quotes, `~`,
-`~user`, `$HOME`, `$PWD`, glob cut, simulated cwd). Must not touch: parsing or rules.
+Owns: `PathResolver` (quotes, `~`, `~user`, `$HOME`, `$PWD`, glob cut, simulated cwd)
+reporting outside directories and writes. Must not touch: which words are paths
+(options.py, option_table.py), parsing or rules.
 """
 
 from __future__ import annotations
@@ -10,181 +11,23 @@ import ntpath
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
+from shellpilot.scanner.symlinks import Physical, Unresolvable
 from shellpilot.scanner.words import Word
 
-_EMPTY: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True, slots=True)
-class ArgSpec:
-    """How a command's arguments map to paths.
-
-    `operands`: which non-option arguments are paths: "all", "skip1" (the first is a
-    mode/owner/pattern/script), "first" (only the first, e.g. a script), "none".
-    `short_values`/`short_paths`: option letters that take a value (not a path / a path).
-    `long_values`/`long_paths`: the same for `--long` options (`--x=v` or `--x v`).
-    `script`: option letters that supply the pattern/script, so "skip1" skips nothing.
-    `stop`: option letters after which no further argument is a path (`python -c`).
-    `global_only`: options are read only before the first operand (`git -C dir ...`).
-    """
-
-    operands: str = "all"
-    short_values: str = ""
-    short_paths: str = ""
-    long_values: frozenset[str] = _EMPTY
-    long_paths: frozenset[str] = _EMPTY
-    script: str = ""
-    stop: str = ""
-    global_only: bool = False
-
-
-def _s(*names: str) -> frozenset[str]:
-    return frozenset(names)
-
-
-_ALL = ArgSpec()
-_GREP = ArgSpec("skip1", short_values="ABCmdDe", short_paths="f", script="ef", long_paths=_s("--file"))
-_RG = ArgSpec(
-    "skip1",
-    short_values="ABCmgtTjMdEer",
-    short_paths="f",
-    script="ef",
-    long_values=_s("--glob", "--type", "--type-not", "--max-depth", "--regexp", "--replace"),
-    long_paths=_s("--file", "--ignore-file"),
-)
-_SCRIPT = ArgSpec("first", short_values="WXQ", stop="cme")
-_HEADTAIL = ArgSpec(short_values="nc", long_values=_s("--lines", "--bytes"))
-_CP = ArgSpec(short_paths="tT", short_values="S", long_paths=_s("--target-directory"))
-_OWNER = ArgSpec("skip1", long_paths=_s("--reference"))
-
-SPECS: dict[str, ArgSpec] = {
-    # file commands of the issue (and their close kin)
-    "rm": _ALL,
-    "rmdir": _ALL,
-    "unlink": _ALL,
-    "shred": ArgSpec(short_values="nsu"),
-    "cp": _CP,
-    "mv": _CP,
-    "install": ArgSpec(short_paths="tT", short_values="mogS"),
-    "ln": _CP,
-    "mkdir": ArgSpec(short_values="m"),
-    "touch": ArgSpec(short_values="dt", short_paths="r", long_paths=_s("--reference")),
-    "truncate": ArgSpec(short_values="s", short_paths="r"),
-    "chmod": _OWNER,
-    "chown": _OWNER,
-    "chgrp": _OWNER,
-    "cat": _ALL,
-    "tac": _ALL,
-    "nl": ArgSpec(short_values="bdfhilnsvw"),
-    "head": _HEADTAIL,
-    "tail": _HEADTAIL,
-    "less": _ALL,
-    "more": _ALL,
-    "tee": _ALL,
-    "dd": _ALL,  # if=/of= handled in path_operands
-    "ls": ArgSpec(short_values="ITw", long_values=_s("--hide", "--ignore", "--format", "--sort")),
-    "tree": ArgSpec(short_values="LIPH", short_paths="o"),
-    "du": ArgSpec(short_values="dBt"),
-    "stat": ArgSpec(short_values="c", long_values=_s("--format", "--printf")),
-    "file": ArgSpec(short_values="mF"),
-    "wc": _ALL,
-    "realpath": _ALL,
-    "readlink": _ALL,
-    "md5sum": _ALL,
-    "sha1sum": _ALL,
-    "sha256sum": _ALL,
-    "sha512sum": _ALL,
-    "base64": ArgSpec(short_values="w"),
-    "xxd": ArgSpec(short_values="cglnos"),
-    "hexdump": ArgSpec(short_values="enos"),
-    "od": ArgSpec(short_values="ANjSstw"),
-    "strings": ArgSpec(short_values="nteT"),
-    "diff": ArgSpec(short_values="UCFIxLD", short_paths="X"),
-    "cmp": ArgSpec(short_values="iIn"),
-    "comm": _ALL,
-    "paste": ArgSpec(short_values="d"),
-    "sort": ArgSpec(short_values="ktSTz", short_paths="o", long_paths=_s("--output")),
-    "uniq": ArgSpec(short_values="fsw"),
-    "cut": ArgSpec(short_values="bcdf"),
-    "split": ArgSpec(short_values="abln"),
-    "grep": _GREP,
-    "egrep": _GREP,
-    "fgrep": _GREP,
-    "rg": _RG,
-    "ag": ArgSpec("skip1", short_values="ABCmG"),
-    "sed": ArgSpec("skip1", short_values="l", short_paths="f", script="ef", long_paths=_s("--file")),
-    "awk": ArgSpec("skip1", short_values="vF", short_paths="f", script="f"),
-    "gawk": ArgSpec("skip1", short_values="vF", short_paths="f", script="f"),
-    "jq": ArgSpec("skip1", long_paths=_s("--from-file", "--rawfile", "--slurpfile")),
-    "tar": ArgSpec(
-        short_values="bHgN",
-        short_paths="fCTX",
-        long_paths=_s("--file", "--directory", "--files-from", "--exclude-from"),
-    ),
-    "zip": ArgSpec(short_values="nP"),
-    "unzip": ArgSpec(short_paths="d", short_values="P"),
-    "patch": ArgSpec(short_values="pFDzV", short_paths="idoBr", long_paths=_s("--input", "--directory")),
-    "rsync": ArgSpec(short_values="eB", long_paths=_s("--exclude-from", "--include-from", "--files-from")),
-    "scp": ArgSpec(short_values="cFiJloPS"),
-    # interpreters: the script file is a path
-    "source": ArgSpec("first"),
-    ".": ArgSpec("first"),
-    "python": _SCRIPT,
-    "python3": _SCRIPT,
-    "python2": _SCRIPT,
-    "node": ArgSpec("first", short_values="r", stop="ep", long_values=_s("--require", "--import")),
-    "ruby": ArgSpec("first", short_values="rIC", stop="e"),
-    "perl": ArgSpec("first", short_values="IMm", stop="eE"),
-    "php": ArgSpec("first", short_values="cd", stop="r"),
-    # editors and openers
-    "vi": _ALL,
-    "vim": _ALL,
-    "nvim": _ALL,
-    "nano": _ALL,
-    "emacs": _ALL,
-    "code": _ALL,
-    "open": _ALL,
-    "xdg-open": _ALL,
-    # tools whose options name a directory or an output file
-    "git": ArgSpec(
-        "none",
-        short_values="c",
-        short_paths="C",
-        global_only=True,
-        long_paths=_s("--git-dir", "--work-tree"),
-        long_values=_s("--namespace"),
-    ),
-    "make": ArgSpec("none", short_values="jlWo", short_paths="Cf", long_paths=_s("--directory", "--file")),
-    "npm": ArgSpec("none", long_paths=_s("--prefix")),
-    "pnpm": ArgSpec("none", short_paths="C", long_paths=_s("--dir", "--prefix")),
-    "yarn": ArgSpec("none", long_paths=_s("--cwd")),
-    "cargo": ArgSpec("none", long_paths=_s("--manifest-path", "--target-dir")),
-    "uv": ArgSpec("none", long_paths=_s("--directory", "--project")),
-    "pip": ArgSpec(
-        "none", short_paths="trc", long_paths=_s("--target", "--prefix", "--root", "--requirement")
-    ),
-    "pip3": ArgSpec(
-        "none", short_paths="trc", long_paths=_s("--target", "--prefix", "--root", "--requirement")
-    ),
-    "curl": ArgSpec(
-        "none",
-        short_values="XHdAuxeEmwYyzrbCFUQ",
-        short_paths="oTKcD",
-        long_paths=_s("--output", "--upload-file", "--config", "--cookie-jar", "--dump-header", "--trace"),
-    ),
-    "wget": ArgSpec(
-        "none",
-        short_values="tTUewlQ",
-        short_paths="OoaPi",
-        long_paths=_s("--output-document", "--output-file", "--directory-prefix", "--input-file"),
-    ),
-}
-
 CD_COMMANDS = frozenset({"cd", "chdir", "pushd", "popd"})
-DEV_SINKS = ("/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero")
+DEV_SINKS = (
+    "/dev/null",
+    "/dev/stdin",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/tty",
+    "/dev/zero",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/full",
+)
 _GLOB = "*?[{"
 
 
@@ -202,129 +45,7 @@ def _climbs(text: str, cut: int) -> bool:
 
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
-
-
-def _long(arg: Word, spec: ArgSpec, rest: Sequence[Word], i: int, out: list[Word]) -> int:
-    """Handle `--name[=value]`; returns how many extra words it consumed."""
-    name, eq, _ = arg.value.partition("=")
-    if eq:
-        if name in spec.long_paths:
-            out.append(arg.suffix(len(name) + 1))
-        return 0
-    if name in spec.long_paths:
-        if i + 1 < len(rest):
-            out.append(rest[i + 1])
-        return 1
-    if name in spec.long_values:
-        return 1
-    return 0
-
-
-def path_operands(name: str, args: Sequence[Word]) -> list[Word] | None:
-    """The path words among `args` (argv without the command name) for command `name`.
-
-    Returns `None` when `name` has no entry (its arguments are not checked). Options are
-    read getopt-style: clusters (`-rf`), attached values (`-C/tmp`, `--output=x`), `--`.
-    """
-    if name == "find":
-        return _find_paths(args)
-    spec = SPECS.get(name)
-    if spec is None:
-        return None
-    if name != "dd" and name != "tar":
-        for arg in args:
-            if arg.value[:1] == "-":
-                break
-        else:
-            # No option-like word (the common case): the getopt walk below would make
-            # every argument an operand, or none after a `global_only` command's first.
-            if spec.global_only:
-                return []
-            kind = spec.operands
-            if kind == "all":
-                return list(args)
-            if kind == "skip1":
-                return list(args[1:])
-            if kind == "first":
-                return list(args[:1])
-            return []
-    out: list[Word] = []
-    operands: list[Word] = []
-    scripted = False
-    options = True
-    i = 0
-    n = len(args)
-    while i < n:
-        arg = args[i]
-        v = arg.value
-        if options and v.startswith("-") and len(v) > 1 and not arg.dynamic:
-            if v == "--":
-                options = False
-            elif v.startswith("--"):
-                i += _long(arg, spec, args, i, out)
-            else:
-                for k in range(1, len(v)):
-                    letter = v[k]
-                    if letter in spec.stop:
-                        return out
-                    if letter in spec.script:
-                        scripted = True
-                    takes_path = letter in spec.short_paths
-                    if takes_path or letter in spec.short_values:
-                        if k + 1 < len(v):
-                            if takes_path:
-                                out.append(arg.suffix(k + 1))
-                        else:
-                            if takes_path and i + 1 < n:
-                                out.append(args[i + 1])
-                            i += 1
-                        break
-        elif name == "dd" and "=" in v:
-            key = v.partition("=")[0]
-            if key in ("if", "of"):
-                out.append(arg.suffix(len(key) + 1))
-        elif name == "tar" and i == 0 and not arg.dynamic and v.isalpha():
-            # old-style `tar xzf file`: a letter cluster without a dash
-            if "f" in v and i + 1 < n:
-                out.append(args[i + 1])
-                i += 1
-        else:
-            if spec.global_only:
-                break
-            operands.append(arg)
-        i += 1
-    kind = spec.operands
-    if kind == "all":
-        out.extend(operands)
-    elif kind == "skip1":
-        out.extend(operands if scripted else operands[1:])
-    elif kind == "first":
-        out.extend(operands[:1])
-    return out
-
-
-_FIND_PATH_ACTIONS = frozenset(
-    {"-fprint", "-fprint0", "-fprintf", "-fls", "-newer", "-anewer", "-cnewer", "-samefile", "-files0-from"}
-)
-
-
-def _find_paths(args: Sequence[Word]) -> list[Word]:
-    """find's start points (before the first expression) and its file-valued actions."""
-    out: list[Word] = []
-    starting = True
-    for i, arg in enumerate(args):
-        v = arg.value
-        if starting:
-            if v in ("-H", "-L", "-P") or v.startswith("-D") or v.startswith("-O"):
-                continue
-            if v.startswith("-") or v in ("(", "!", "\\(", ","):
-                starting = False
-            else:
-                out.append(arg)
-                continue
-        if v in _FIND_PATH_ACTIONS and i + 1 < len(args):
-            out.append(args[i + 1])
-    return out
+_GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 def is_dir(path: str) -> bool:
@@ -362,10 +83,12 @@ class PathResolver:
     looked up only when a path needs it). Reports go to `sink`: `outside(path)` for each
     absolute directory outside the project, `unknown(reason)` for each word whose value
     cannot be known statically, `wrote(path)` for each path `target()` is told is written.
+    A path inside the project that a symlink takes out of it (`docs -> /outside`) counts
+    where it resolves: its directory is outside, and a write through it writes there.
     One resolver serves one scan (built per scan: keep construction cheap).
     """
 
-    __slots__ = ("_home", "_isdir", "_prefix", "project", "sink")
+    __slots__ = ("_home", "_isdir", "_physical", "_prefix", "project", "sink")
 
     def __init__(
         self,
@@ -379,6 +102,7 @@ class PathResolver:
         self.sink = sink
         self._home = home
         self._isdir = isdir
+        self._physical: Physical | None = None  # (made when a path inside is checked)
 
     @property
     def home(self) -> str:
@@ -431,11 +155,14 @@ class PathResolver:
                 plain
                 and plain[0] not in "/~"
                 and ".." not in plain
-                and ".?" not in plain
-                and ".*" not in plain
                 and "[" not in plain
+                and "*" not in plain
+                and "?" not in plain
+                and "{" not in plain
                 and self.inside(cwds[0])
             ):
+                cwd = cwds[0]
+                self._escaped((cwd + "/" if cwd != "/" else "/") + plain.rstrip("/"), None, what)
                 return
         text = self.expand(word, cwds[0] if cwds else None)
         if text is None:
@@ -461,15 +188,18 @@ class PathResolver:
         if globbed:
             if _climbs(text, cut):
                 self.sink.unknown(f"glob {word.raw} in {what} may match '..' and climb out")
+            if not word.dynamic:
+                self._matches(text, cwds, what)
             text = text[:cut]
         if os.path.isabs(text):
-            self._report(os.path.normpath(text), globbed, text)
+            self._report(os.path.normpath(text), globbed, text, text, what)
             return
         if cwds is None:
             self.sink.unknown(f"relative path {word.raw} in {what} after a cd to an unknown directory")
             return
         for cwd in cwds:
-            self._report(os.path.normpath(os.path.join(cwd, text)), globbed, text)
+            joined = os.path.join(cwd, text)
+            self._report(os.path.normpath(joined), globbed, text, joined, what)
 
     def target(
         self, word: Word, cwds: tuple[str, ...] | None, into: Sequence[str] = (), directory: bool = False
@@ -481,7 +211,9 @@ class PathResolver:
         word, a relative path under an unknown cwd, find's `{}`). `/dev/null` and the
         other device sinks are not writes. `into`: names written inside the path when it
         is a directory (`directory`, a trailing `/`, or an existing directory), e.g. the
-        sources of `cp a b dir`. Does not report dirs or unknown: `check()` does that.
+        sources of `cp a b dir`. A write outside the project also reports its directory
+        to `outside`; one through a symlink that leads out of the project is reported
+        where it lands too. Unknown words: `check()` reports those.
         """
         wrote = self.sink.wrote
         plain = word.pathtext
@@ -497,7 +229,14 @@ class PathResolver:
             and "//" not in plain
             and plain[-1] != "/"
         ):
-            wrote(cwds[0] + "/" + plain if cwds[0] != "/" else "/" + plain)
+            path = cwds[0] + "/" + plain if cwds[0] != "/" else "/" + plain
+            wrote(path)
+            if self.inside(path):
+                real = self._escaped(path, None, "a write")
+                if real is not None:
+                    wrote(real)
+            else:
+                self._outside_dir(path, False, plain)
             return
         text = None if word.value == "{}" else self.expand(word, cwds[0] if cwds else None)
         if text is None:
@@ -516,21 +255,102 @@ class PathResolver:
             path = os.path.normpath(raw)
             if path.startswith("//"):
                 path = "/" + path.lstrip("/")
-            if into and (directory or text.endswith("/") or self._isdir(path)):
-                for name in into:
-                    wrote(os.path.normpath(os.path.join(path, name)))
-            else:
-                wrote(path)
+            places = [path]
+            if self.inside(path):
+                real = self._escaped(path, raw, "a write")
+                if real is not None:
+                    places.append(real)
+            for place in places:
+                if into and (directory or text.endswith("/") or self._isdir(place)):
+                    for name in into:
+                        wrote(os.path.normpath(os.path.join(place, name)))
+                    if not self.inside(place):
+                        self.sink.outside(place)  # the directory written into
+                else:
+                    wrote(place)
+                    if not self.inside(place):
+                        self._outside_dir(place, False, text)
 
-    def _report(self, path: str, globbed: bool, text: str) -> None:
+    def _matches(self, pattern: str, cwds: tuple[str, ...] | None, what: str) -> None:
+        """A glob inside the project may match a symlink that leads out of it (`ls -d */`
+        with `docs -> /outside`): each match that is a link is judged where it lands.
+
+        A glob in the last component only (`src/*.py`, `*/`) lists its directory once
+        (`scandir`: link or not is known without a call per entry); any other glob is
+        expanded whole (at most 256 matches, then unknown).
+        """
+        from fnmatch import fnmatchcase
+
+        bases = [""] if os.path.isabs(pattern) else list(cwds or ())
+        for base in bases:
+            full = os.path.join(base, pattern)
+            head, _, last = full.rstrip("/").rpartition("/")
+            folder = os.path.normpath(head or "/")
+            if not self.inside(folder):
+                continue
+            if _GLOB_CHARS.search(head) is not None:
+                self._expanded(full, what)
+                continue
+            try:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        if entry.is_symlink() and fnmatchcase(entry.name, last):
+                            self._escaped(os.path.join(folder, entry.name), None, what)
+            except (OSError, ValueError):
+                continue
+
+    def _expanded(self, full: str, what: str) -> None:
+        """Judge each match of glob `full` where it lands (at most 256, then unknown)."""
+        import glob
+
+        try:
+            for count, match in enumerate(glob.iglob(full)):
+                if count >= 256:
+                    self.sink.unknown(f"glob {full} in {what} matches too many files to follow")
+                    break
+                path = os.path.normpath(match)
+                if self.inside(path):
+                    self._escaped(path, None, what)
+        except (OSError, ValueError):
+            return
+
+    def _escaped(self, path: str, joined: str | None, what: str) -> str | None:
+        """Where `path` (inside the project) really is when a symlink takes it out, its
+        directory reported outside; `None` when it stays in. An unresolvable link (a loop,
+        a denied `/proc` entry) is reported as unknown."""
+        try:
+            physical = self._physical
+            if physical is None:
+                physical = self._physical = Physical(self.project)
+            real = physical.escape(path, joined)
+        except Unresolvable as err:
+            self.sink.unknown(f"cannot follow the symlinks of {err} in {what}")
+            return None
+        if real is not None:
+            self._outside_dir(real, False, real)
+        return real
+
+    def _report(self, path: str, globbed: bool, text: str, joined: str, what: str) -> None:
         if path.startswith("//"):
             path = "/" + path.lstrip("/")
         if self.inside(path):
+            self._escaped(path, joined if ".." in joined else None, what)
             return
-        if (globbed and (text.endswith("/") or not text)) or self._isdir(path):
+        self._outside_dir(path, globbed, text)
+
+    def _outside_dir(self, path: str, globbed: bool, text: str) -> None:
+        """Report the directory a path outside the project lies in: itself when it is a
+        directory (or named as one: `ls /backup/`), else its parent; never `/` for a path
+        that does not exist (`rm -rf /nothing` asks for `/nothing`, not for every dir)."""
+        named_dir = text.endswith("/") or (globbed and not text)
+        if named_dir or self._isdir(path):
             self.sink.outside(path)
         else:
-            self.sink.outside(os.path.dirname(path) or "/")
+            parent = os.path.dirname(path) or "/"
+            if parent == "/" and path != "/" and not os.path.lexists(path):
+                self.sink.outside(path)
+            else:
+                self.sink.outside(parent)
 
     def cd(
         self, word: Word | None, cwds: tuple[str, ...] | None, what: str, windows: bool = False
@@ -564,4 +384,6 @@ class PathResolver:
                 path = "/" + path.lstrip("/")
             if not self.inside(path):
                 self.sink.outside(path)
+            else:  # `cd lnk` where lnk leads out: the commands after it run there
+                self._escaped(path, os.path.join(cwds[0], target) if cwds and ".." in target else None, what)
         return results

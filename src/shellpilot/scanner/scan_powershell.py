@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shellpilot.scanner.context import Cwds, ScanContext
 from shellpilot.scanner.parse import PROBE_FROM, parse, parse_probed
-from shellpilot.scanner.scan_paths import PathResolver
-from shellpilot.scanner.scan_result import MAX_DEPTH, ScanBuilder
+from shellpilot.scanner.shell_strings import command_string
 from shellpilot.scanner.words import Word
 
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-Cwds = tuple[str, ...] | None
 
 PS_CD = frozenset({"cd", "chdir", "sl", "set-location", "pushd", "push-location", "popd", "pop-location"})
 # Cmdlets (and their aliases) whose positional and -Path-like arguments are paths.
@@ -106,24 +104,25 @@ def _name(text: str) -> str:
 
 
 class _PowerShellScanner:
-    __slots__ = ("builder", "data", "depth", "resolver")
+    __slots__ = ("builder", "ctx", "data", "depth", "resolver")
 
-    def __init__(self, source: str, builder: ScanBuilder, resolver: PathResolver, depth: int) -> None:
+    def __init__(self, source: str, ctx: ScanContext, depth: int) -> None:
         self.data = source.encode()
-        self.builder = builder
-        self.resolver = resolver
+        self.ctx = ctx
+        self.builder = ctx.builder
+        self.resolver = ctx.resolver
         self.depth = depth
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
-    def run(self, cwds: Cwds) -> None:
+    def run(self, cwds: Cwds) -> Cwds:
         data = self.data
         tree = parse(data, "powershell") if len(data) <= PROBE_FROM else parse_probed(data, "powershell")
         if tree is None:
             self.builder.unknown(f"a {len(self.data):,}-byte PowerShell command too costly to parse")
             self.builder.seen = True  # (not "no command found": it was not looked at)
-            return
+            return None
         root = tree.root_node
         if root.has_error:
             self.builder.unknown("could not parse the PowerShell command (syntax error)")
@@ -139,6 +138,7 @@ class _PowerShellScanner:
             todo.extend(reversed(node.children))
         for node in order:
             cwds = self.command(node, cwds)
+        return cwds
 
     def word(self, node: Node) -> Word:
         raw = self.text(node)
@@ -202,7 +202,7 @@ class _PowerShellScanner:
             return self.resolver.cd(operand[0] if operand else None, cwds, name, windows=True)
         text = self.text(node).strip()
         argv = [shown, *(w.value for w in args)]
-        builder.command(text, argv, head.dynamic or any(w.dynamic for w in args), [])
+        builder.command(text, argv, head.dynamic or any(w.dynamic for w in args), cwds=cwds)
         if name in PS_FILES:
             for word in self._paths(args):
                 self.resolver.check(word, cwds, name, windows=True)
@@ -218,40 +218,23 @@ class _PowerShellScanner:
         if not strings or any(w.dynamic for w in strings):
             self.builder.unknown(f"{name} of a dynamic string")
             return
-        if self.depth + 1 > MAX_DEPTH:
-            self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
-            return
-        script = " ".join(w.value for w in strings)
-        if self.builder.rescan(script):
-            _PowerShellScanner(script, self.builder, self.resolver, self.depth + 1).run(cwds)
+        self.ctx.nest("powershell", " ".join(w.value for w in strings), cwds, self.depth + 1, name)
 
     def shell(self, name: str, args: list[Word], cwds: Cwds) -> None:
         """bash/sh `-c STR`, `cmd /c STR`, `pwsh -Command STR` run from PowerShell."""
-        from shellpilot.scanner.scan_bash import scan_bash
-
-        if self.depth + 1 > MAX_DEPTH:
-            self.builder.unknown(f"{name} nested deeper than {MAX_DEPTH} levels")
-            return
+        ctx = self.ctx
         if name in ("pwsh", "powershell", "cmd"):
-            from shellpilot.scanner.shell_strings import command_string
-
             script = command_string(name, args, self.builder, self.resolver, cwds)
-            if script is None or not self.builder.rescan(script):
-                return
-            if name == "cmd":
-                from shellpilot.scanner.cmdline import scan_cmd
-
-                scan_cmd(script, cwds, self.builder, self.resolver)
-            else:
-                _PowerShellScanner(script, self.builder, self.resolver, self.depth + 1).run(cwds)
+            if script is not None:
+                ctx.nest("cmd" if name == "cmd" else "powershell", script, cwds, self.depth + 1, name)
             return
         for i, word in enumerate(args):
             if word.value.startswith("-") and "c" in word.value[1:] and not word.dynamic:
                 rest = args[i + 1 : i + 2]
                 if not rest or rest[0].dynamic:
                     self.builder.unknown(f"{name} -c runs a dynamic string")
-                elif self.builder.rescan(rest[0].value):
-                    scan_bash(rest[0].value, cwds, self.builder, self.resolver, self.depth + 1)
+                else:
+                    ctx.nest("bash", rest[0].value, cwds, self.depth + 1, f"{name} -c")
                 return
         if args:
             self.resolver.check(args[0], cwds, name, windows=True)
@@ -278,8 +261,7 @@ class _PowerShellScanner:
         return out
 
 
-def scan_powershell(
-    source: str, cwds: Cwds, builder: ScanBuilder, resolver: PathResolver, depth: int
-) -> None:
-    """Scan `source` with the PowerShell grammar starting in `cwds` (see scan.scan)."""
-    _PowerShellScanner(source, builder, resolver, depth).run(cwds)
+def scan_powershell(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
+    """Scan `source` with the PowerShell grammar starting in `cwds` (see scan.scan); the
+    `powershell` entry of `ScanContext.grammars`."""
+    return _PowerShellScanner(source, ctx, depth).run(cwds)

@@ -6,9 +6,12 @@ Must not touch: parsing, shells or permission rules.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from shellpilot.scanner.arity import prefix_text as arity_text
+
+_new = tuple.__new__
 
 MAX_DEPTH = 8
 """How deep `bash -c` / `eval` strings are re-parsed before giving up."""
@@ -25,101 +28,61 @@ RESCAN_SLACK = 65536
 MAX_NESTING = 64
 """How deep statements may nest (`$(..)` in `$(..)`, subshells, groups, bodies), counted
 over all the nested scanners of one scan, before the rest is left unscanned and the scan
-is `unknown`. Keeps the stack bounded: Python's, and the C stack of the compiled build."""
+is `unknown`. Keeps Python's stack bounded."""
 
 
-class Record:
-    """A read-only record: fields set once by `__init__`; `repr` and `==` over `_fields`.
+class ScannedCommand(NamedTuple):
+    """One simple command found by the scanner (an immutable record: a NamedTuple, built
+    once per command, cheaper than a frozen dataclass).
 
-    Plain classes, not frozen dataclasses or NamedTuples: the scanner builds one `Scan`
-    per command line and one `ScannedCommand` per simple command, and compiled by mypyc
-    (setup.py) a plain class is built in 0.06 us against 0.27 us for a NamedTuple and
-    0.62 us for a frozen dataclass. The fields are `Final`: mypy rejects assignments, and
-    compiled code refuses them at run time too.
+    `text`: its permission pattern: the words as bash reads them (quotes removed,
+    escapes and line continuations resolved, see `Word.shown`) joined by single spaces,
+    then its redirects (`cat f > out`), those of the pipeline, list or compound command
+    they apply to included. `argv`: the REAL command after unwrapping wrappers and
+    leading assignments; the name normalised (`/usr/bin/rm`, `\\rm` -> `rm`); dynamic
+    words kept as written. `always`: the arity prefix of `argv` plus ` *`. `dynamic`:
+    some word of `argv` is not literal. `wrappers`: wrapper names peeled off, outer first
+    (`("sudo", "timeout")`). `cwds`: the directories it may run in (absolute; empty when
+    a `cd` to an unknown place came before it, which also makes the scan `unknown`).
     """
 
-    __slots__ = ()
-    _fields: ClassVar[tuple[str, ...]] = ()
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"{type(self).__name__}({inner})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self._fields)
-
-    __hash__: ClassVar[Any] = None  # holds lists: not hashable
+    text: str
+    argv: tuple[str, ...]
+    always: str
+    dynamic: bool
+    wrappers: tuple[str, ...]
+    cwds: tuple[str, ...] = ()
 
 
-_COMMAND_FIELDS = ("text", "argv", "always", "dynamic", "wrappers")
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """What a command line runs and touches, for the permission engine.
 
-
-class ScannedCommand(Record):
-    """One simple command found by the scanner (a read-only record).
-
-    `text`: its source text with redirects (the permission pattern). `argv`: the REAL
-    command after unwrapping wrappers and leading assignments: literal words with quotes
-    removed, escapes resolved and concatenations joined; the name normalised
-    (`/usr/bin/rm`, `\\rm` -> `rm`); dynamic words kept as written. `always`: the arity
-    prefix of `argv` plus ` *`. `dynamic`: some word of `argv` is not literal.
-    `wrappers`: wrapper names peeled off, outer first (`["sudo", "timeout"]`).
-    """
-
-    __slots__ = _COMMAND_FIELDS
-    _fields = _COMMAND_FIELDS
-
-    def __init__(self, text: str, argv: list[str], always: str, dynamic: bool, wrappers: list[str]) -> None:
-        self.text: Final = text
-        self.argv: Final = argv
-        self.always: Final = always
-        self.dynamic: Final = dynamic
-        self.wrappers: Final = wrappers
-
-
-_SCAN_FIELDS = ("patterns", "always", "dirs", "unknown", "reasons", "commands", "writes")
-
-
-class Scan(Record):
-    """What a command line runs and touches, for the permission engine (a read-only record).
-
-    `patterns`: source text of each simple command, ordered, de-duplicated; for a wrapped
-    command (`sudo rm x`, `FOO=1 npm test`, `xargs rm`) both the full text and the text
-    from the real command on (`rm x`, `npm test`), so a rule `rm *` matches `sudo rm x`.
+    `patterns`: the pattern of each simple command (`ScannedCommand.text`), ordered,
+    de-duplicated; for a wrapped command (`sudo rm x`, `FOO=1 npm test`, `xargs rm`)
+    both the whole command and the real command from its name on (`rm x`, `npm test`),
+    so a rule `rm *` matches `sudo rm x`; a bare redirect (`> f`) is its own pattern.
     `always`: per command, the real command's arity prefix + ` *` (`rm *`), followed, for
     a wrapped command, by the same prefixed with the wrapper text (`sudo rm *`) so that
     answering "always" also covers the wrapped form next time.
-    `dirs`: absolute directories outside the project that the command reads or writes.
+    `dirs`: absolute directories outside the project that the command reads or writes
+    (symlinks followed), never `/` for a path that does not exist.
     `writes`: what the command writes, as absolute normalised paths inside or outside the
     project (redirect targets other than /dev/null and fd copies, here-docs sent to a
-    file, `tee` files, the files rm/rmdir/mv/cp/install/touch/mkdir/chmod/chown/chgrp/
-    ln/truncate/`dd of=`/`sed -i` modify; globs kept as written), or `*` for a write
+    file, `tee` files, the files rm/mv/cp/touch/mkdir/`sed -i`/... modify and the outputs
+    of compilers, downloaders and archivers; globs kept as written), or `*` for a write
     whose place is not known statically (`> $X`, `xargs rm`, find's `{}`).
     `unknown`: something could not be analysed statically (`reasons` say what); the
-    caller must then ask about the whole command text.
+    caller must then ask about the whole command text; its `writes` then hold `*`.
     """
 
-    __slots__ = _SCAN_FIELDS
-    _fields = _SCAN_FIELDS
-
-    def __init__(
-        self,
-        patterns: list[str],
-        always: list[str],
-        dirs: list[str],
-        unknown: bool,
-        reasons: list[str],
-        commands: list[ScannedCommand],
-        writes: list[str],
-    ) -> None:
-        self.patterns: Final = patterns
-        self.always: Final = always
-        self.dirs: Final = dirs
-        self.unknown: Final = unknown
-        self.reasons: Final = reasons
-        self.commands: Final = commands
-        self.writes: Final = writes
+    patterns: tuple[str, ...]
+    always: tuple[str, ...]
+    dirs: tuple[str, ...]
+    unknown: bool
+    reasons: tuple[str, ...]
+    commands: tuple[ScannedCommand, ...]
+    writes: tuple[str, ...]
 
 
 class ScanBuilder:
@@ -156,23 +119,35 @@ class ScanBuilder:
         text: str,
         argv: list[str],
         dynamic: bool,
-        wrappers: list[str],
+        wrappers: tuple[str, ...] = (),
+        *,
         inner_text: str = "",
         prefix_text: str = "",
+        cwds: tuple[str, ...] | None = None,
+        always: str | None = None,
     ) -> None:
         """Record one simple command (see `Scan` for the wrapped-command patterns).
 
-        `wrappers` becomes the record's own list (pass a new one per command).
+        `inner_text`: the real command's own pattern when wrappers or assignments come
+        first; `prefix_text`: their text, which also prefixes the always pattern.
+        `always`: overrides the arity prefix (a bare redirect is remembered exactly).
         """
         self.seen = True
-        always = arity_text(argv) + " *"
+        if always is None:
+            always = arity_text(argv) + " *" if argv else text
         self._patterns[text] = None
         if inner_text and inner_text != text:
             self._patterns[inner_text] = None
         self._always[always] = None
         if prefix_text:
             self._always[prefix_text + " " + always] = None
-        self.commands.append(ScannedCommand(text, argv, always, dynamic, wrappers))
+        self.commands.append(_new(ScannedCommand, (text, tuple(argv), always, dynamic, wrappers, cwds or ())))
+
+    def pattern(self, text: str) -> None:
+        """Record one more pattern of a command already recorded (a reading of what an
+        unknown command name may turn out to be, for deny rules to match)."""
+        if text:
+            self._patterns[text] = None
 
     def rescan(self, text: str) -> bool:
         """Whether nested command `text` may be scanned: spends its length from the budget;
@@ -197,14 +172,17 @@ class ScanBuilder:
         self._reasons[reason] = None
 
     def build(self) -> Scan:
-        """The frozen result."""
-        reasons = list(self._reasons)
+        """The frozen result. An `unknown` scan also writes `*`: what it cannot see may
+        write anywhere (so an agent that may not edit never runs it)."""
+        reasons = tuple(self._reasons)
+        if reasons:
+            self._writes["*"] = None
         return Scan(
-            list(self._patterns),
-            list(self._always),
-            list(self._dirs),
+            tuple(self._patterns),
+            tuple(self._always),
+            tuple(self._dirs),
             bool(reasons),
             reasons,
-            self.commands,
-            list(self._writes),
+            tuple(self.commands),
+            tuple(self._writes),
         )

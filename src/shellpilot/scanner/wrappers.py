@@ -1,7 +1,8 @@
-"""Command wrappers (sudo, env, nohup, nice, timeout, xargs, ...): finding the real command.
+"""Peeling command wrappers (sudo, env, nohup, timeout, xargs, taskset, flock, uv run...)
+off a command's words to find the real command.
 
-Owns: the wrapper table and `unwrap()` over a command's words, plus `program_name()`.
-Must not touch: parsing, paths resolution or patterns (the scanner decides what to do).
+Owns: `unwrap()` over a command's words and `program_name()`. Must not touch: the
+wrapper table itself (wrapper_table.py), parsing, path resolution or patterns.
 """
 
 from __future__ import annotations
@@ -10,93 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from shellpilot.scanner.words import Word
+from shellpilot.scanner.wrapper_table import FIRST_WORDS, WRAPPERS, Wrapper
 
-_NONE: frozenset[str] = frozenset()
-
-
-def _s(*names: str) -> frozenset[str]:
-    return frozenset(names)
-
-
-@dataclass(frozen=True, slots=True)
-class _Wrapper:
-    short_values: str = ""  # option letters taking a value
-    optional_attached: str = ""  # letters whose value is only ever attached (xargs -i[R])
-    long_values: frozenset[str] = _NONE  # --long options taking a value (as `--x v` or `--x=v`)
-    positionals: int = 0  # words consumed after the options (timeout's DURATION)
-    assignments: bool = False  # NAME=value words are the wrapper's (env, sudo)
-    chdir: str = ""  # letters whose value is the command's working directory
-    long_chdir: frozenset[str] = _NONE
-    paths: str = ""  # letters whose value is a file the wrapper reads or writes
-    long_paths: frozenset[str] = _NONE
-    no_exec: str = ""  # letters meaning the wrapper runs no command (`command -v`)
-    refuse: str = ""  # letters we cannot follow statically (`env -S STRING`)
-    long_refuse: frozenset[str] = _NONE
-
-
-WRAPPERS: dict[str, _Wrapper] = {
-    "sudo": _Wrapper(
-        short_values="ugCDhprtTUR",
-        assignments=True,
-        chdir="D",
-        long_chdir=_s("--chdir"),
-        long_values=_s(
-            "--user",
-            "--group",
-            "--close-from",
-            "--host",
-            "--prompt",
-            "--role",
-            "--type",
-            "--other-user",
-            "--command-timeout",
-            "--chroot",
-        ),
-        no_exec="lvkKVe",
-    ),
-    "doas": _Wrapper(short_values="uC", no_exec="L"),
-    "env": _Wrapper(
-        short_values="u",
-        assignments=True,
-        chdir="C",
-        long_chdir=_s("--chdir"),
-        long_values=_s("--unset", "--default-signal", "--ignore-signal", "--block-signal"),
-        refuse="S",
-        long_refuse=_s("--split-string"),
-    ),
-    "nohup": _Wrapper(),
-    "nice": _Wrapper(short_values="n", long_values=_s("--adjustment")),
-    "ionice": _Wrapper(short_values="cnp", long_values=_s("--class", "--classdata")),
-    "timeout": _Wrapper(short_values="sk", long_values=_s("--signal", "--kill-after"), positionals=1),
-    "gtimeout": _Wrapper(short_values="sk", long_values=_s("--signal", "--kill-after"), positionals=1),
-    "stdbuf": _Wrapper(short_values="ioe", long_values=_s("--input", "--output", "--error")),
-    "time": _Wrapper(short_values="f", paths="o", long_paths=_s("--output"), long_values=_s("--format")),
-    "command": _Wrapper(no_exec="vV"),
-    "builtin": _Wrapper(),
-    "exec": _Wrapper(short_values="a"),
-    "setsid": _Wrapper(),
-    "coproc": _Wrapper(),
-    # watch runs its arguments joined by spaces through `sh -c` (the scanner re-parses them)
-    "watch": _Wrapper(short_values="n", optional_attached="d", long_values=_s("--interval")),
-    "unbuffer": _Wrapper(),
-    "xargs": _Wrapper(
-        short_values="adEILnPs",
-        optional_attached="iel",
-        paths="a",
-        long_values=_s(
-            "--delimiter",
-            "--eof",
-            "--replace",
-            "--max-lines",
-            "--max-args",
-            "--max-procs",
-            "--max-chars",
-            "--process-slot-var",
-        ),
-        long_paths=_s("--arg-file"),
-    ),
-}
-"""Wrapper name -> how to skip its own options to reach the command it runs."""
+__all__ = ["FIRST_WORDS", "WRAPPERS", "Unwrapped", "package_name", "program_name", "unwrap"]
 
 
 @dataclass(slots=True)
@@ -104,25 +21,29 @@ class Unwrapped:
     """Where the real command starts in a word list, and what the wrappers said.
 
     `index`: position of the real command's name (the last wrapper itself when it runs
-    nothing, e.g. bare `env` or `command -v x`). `wrappers`: the names peeled off, outer
-    first. `chdir`: a directory the command runs in (`env -C d`, `sudo -D d`). `paths`:
-    files the wrappers themselves touch (`xargs -a f`, `time -o f`). `problem`: why the
-    rest cannot be analysed (`env -S`), else `None`.
+    nothing of its words, e.g. bare `env`, `command -v x`, `flock f -c CMD`).
+    `wrappers`: the names peeled off, outer first (`uv run` for a two-word one).
+    `chdir`: a directory the command runs in (`env -C d`, `sudo -D d`). `paths`: files
+    the wrappers themselves read (`xargs -a f`, `time -o f`); `creates`: files they
+    create (flock's lock file). `strings`: command strings a wrapper runs through a
+    shell (`flock f -c CMD`). `joined`: the real command's words are joined into one
+    command string (watch, parallel); `end`: where the real command's words stop
+    (parallel's `:::`), else the end. `from_input`: a wrapper adds arguments from its
+    input (xargs, parallel). `package`: the real command is a package name (npx).
+    `problem`: why the rest cannot be analysed (`env -S`), else `None`.
     """
 
     index: int = 0
+    end: int = 0
     wrappers: list[str] = field(default_factory=list)
     chdir: Word | None = None
     paths: list[Word] = field(default_factory=list)
+    creates: list[Word] = field(default_factory=list)
+    strings: list[Word] = field(default_factory=list)
+    joined: bool = False
+    from_input: bool = False
+    package: bool = False
     problem: str | None = None
-
-    def keep(self, value: Word, *, chdir: bool, path: bool) -> None:
-        """Record a wrapper option's value: as ``chdir`` when the option sets the directory,
-        else in ``paths`` when it names a file; any other option's value is dropped."""
-        if chdir:
-            self.chdir = value
-        elif path:
-            self.paths.append(value)
 
 
 def program_name(value: str) -> str:
@@ -134,87 +55,163 @@ def program_name(value: str) -> str:
     return value
 
 
+def package_name(value: str) -> str:
+    """A package runner's package without its version (`tsc@5` -> `tsc`, `@a/b@1` -> `@a/b`)."""
+    at = value.find("@", 1)
+    return value[:at] if at > 0 else value
+
+
+def _may_split(raw: str) -> bool:
+    """Whether a dynamic word may become several words (`"$@"`, `$*`, an unquoted `$X`)."""
+    return "$@" in raw or "$*" in raw or "${@" in raw or (raw[:1] != '"' and "$" in raw)
+
+
 def _is_assignment(value: str) -> bool:
     name, eq, _ = value.partition("=")
     return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
+
+
+def _find(words: Sequence[Word], i: int) -> tuple[str, Wrapper, int] | None:
+    """The wrapper starting at word `i` (the longest name: `uv tool run` before `uv`):
+    (its name, its table entry, the index after its name words)."""
+    head = words[i]
+    if head.dynamic:
+        return None
+    name = program_name(head.value)
+    if name not in FIRST_WORDS:
+        return None
+    found = None
+    key = name
+    for j in range(i + 1, min(i + 3, len(words))):
+        if words[j].dynamic:
+            break
+        key = key + " " + words[j].value
+        if key in WRAPPERS:
+            found = (key, WRAPPERS[key], j + 1)
+    if found is None and name in WRAPPERS:
+        found = (name, WRAPPERS[name], i + 1)
+    return found
 
 
 def unwrap(words: Sequence[Word]) -> Unwrapped:
     """Peel wrappers off `words` (a whole simple command, name first).
 
     Nested wrappers are followed (`sudo env X=1 nice -n 5 rm x` -> index of `rm`). A
-    dynamic word stops the walk. Source: issue 2 §2 "Wrappers are unwrapped".
+    dynamic word stops the walk.
     """
-    result = Unwrapped()
+    result = Unwrapped(end=len(words))
     n = len(words)
     i = 0
     while i < n:
-        head = words[i]
-        if head.dynamic:
+        found = _find(words, i)
+        if found is None:
             break
-        name = program_name(head.value)
-        spec = WRAPPERS.get(name)
-        if spec is None:
-            break
-        j = i + 1
-        positionals = spec.positionals
-        stop = False
-        while j < n and not stop:
-            word = words[j]
-            v = word.value
-            if spec.assignments and not word.dynamic and _is_assignment(v):
-                j += 1
-            elif v == "--":
-                j += 1
-                break
-            elif v.startswith("--") and not word.dynamic:
-                key, eq, _ = v.partition("=")
-                if key in spec.long_refuse:
-                    result.problem = f"{name} {key} runs a command given as one string"
-                    stop = True
-                    break
-                value: Word | None = None
-                if eq:
-                    value = word.suffix(len(key) + 1)
-                elif key in spec.long_values or key in spec.long_chdir or key in spec.long_paths:
-                    value = words[j + 1] if j + 1 < n else None
-                    j += 1
-                if value is not None:
-                    result.keep(value, chdir=key in spec.long_chdir, path=key in spec.long_paths)
-                j += 1
-            elif v.startswith("-") and len(v) > 1 and not word.dynamic:
-                for k in range(1, len(v)):
-                    letter = v[k]
-                    if letter in spec.no_exec:
-                        result.index = i
-                        return result
-                    if letter in spec.refuse:
-                        result.problem = f"{name} -{letter} runs a command given as one string"
-                        stop = True
-                        break
-                    if letter in spec.optional_attached:
-                        break
-                    if letter in spec.short_values or letter in spec.chdir or letter in spec.paths:
-                        if k + 1 < len(v):
-                            value = word.suffix(k + 1)
-                        else:
-                            value = words[j + 1] if j + 1 < n else None
-                            j += 1
-                        if value is not None:
-                            result.keep(value, chdir=letter in spec.chdir, path=letter in spec.paths)
-                        break
-                j += 1
-            elif positionals:
-                positionals -= 1
-                j += 1
-            else:
-                break
+        name, spec, j = found
+        stop, j = _options(name, spec, words, j, result)
         if stop:
             result.index = i
+            return result
+        if spec.strings_only or (spec.strings and result.strings):
+            result.index = i  # `flock f -c CMD`, `script -c CMD log`: it runs only the string
             return result
         if j >= n:
             break  # the wrapper runs nothing else: it is the command
         result.wrappers.append(name)
+        result.joined = result.joined or spec.joined
+        result.from_input = result.from_input or spec.from_input
+        result.package = spec.package
+        if spec.stop_at:
+            for k in range(j, n):
+                if words[k].value in spec.stop_at:
+                    result.end = k
+                    break
         i = j
     result.index = i
     return result
+
+
+def _options(name: str, spec: Wrapper, words: Sequence[Word], j: int, result: Unwrapped) -> tuple[bool, int]:
+    """Read wrapper `name`'s own words from `j`; (it runs no command, index after them)."""
+    n = len(words)
+    positionals = spec.positionals
+    while j < n:
+        word = words[j]
+        v = word.value
+        if spec.assignments and not word.dynamic and _is_assignment(v):
+            j += 1
+        elif word.dynamic and _may_split(word.raw):
+            # `timeout "$@"`: any number of words, the command among them
+            result.problem = f"{name} is followed by {word.raw}, which may be any words"
+            return True, j
+        elif v == "--":
+            return False, j + 1
+        elif v.startswith("--") and not word.dynamic:
+            key, eq, _ = v.partition("=")
+            if key in spec.long_refuse:
+                result.problem = f"{name} {key} runs a command given as one string"
+                return True, j
+            if key in spec.long_no_exec:
+                return True, j
+            takes = (
+                key in spec.long_values
+                or key in spec.long_chdir
+                or key in spec.long_paths
+                or key in spec.long_strings
+            )
+            value: Word | None = None
+            if eq:
+                value = word.suffix(len(key) + 1)
+            elif takes:
+                value = words[j + 1] if j + 1 < n else None
+                j += 1
+            if value is not None:
+                _keep(result, value, key in spec.long_chdir, key in spec.long_paths, key in spec.long_strings)
+            j += 1
+        elif v.startswith("-") and len(v) > 1 and not word.dynamic:
+            for k in range(1, len(v)):
+                letter = v[k]
+                if letter in spec.no_exec:
+                    return True, j
+                if letter in spec.refuse:
+                    result.problem = f"{name} -{letter} runs a command given as one string"
+                    return True, j
+                if letter in spec.optional_attached:
+                    break
+                if (
+                    letter in spec.short_values
+                    or letter in spec.chdir
+                    or letter in spec.paths
+                    or letter in spec.strings
+                ):
+                    if k + 1 < len(v):
+                        value = word.suffix(k + 1)
+                    else:
+                        value = words[j + 1] if j + 1 < n else None
+                        j += 1
+                    if value is not None:
+                        _keep(
+                            result, value, letter in spec.chdir, letter in spec.paths, letter in spec.strings
+                        )
+                    break
+            j += 1
+        elif positionals and (
+            spec.positional is None or spec.positional.fullmatch(v) is not None or spec.path_positional
+        ):
+            positionals -= 1
+            if spec.path_positional:
+                result.creates.append(word)
+            j += 1
+        else:
+            break
+    return False, j
+
+
+def _keep(result: Unwrapped, value: Word, chdir: bool, path: bool, string: bool) -> None:
+    """Record a wrapper option's value: the command's directory, a file it reads, or a
+    command string it runs; any other option's value is dropped."""
+    if chdir:
+        result.chdir = value
+    elif path:
+        result.paths.append(value)
+    elif string:
+        result.strings.append(value)

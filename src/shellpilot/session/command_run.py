@@ -1,7 +1,7 @@
 """Running a slash command in a session: expand it, post it, run the loop, announce it.
 
 Owns: the command -> user message | subtask part decision and ``command.executed``
-(spec 3.1; seed 002: command execution, subtask). Must not touch: template expansion
+Must not touch: template expansion
 (``shellpilot.command``), the step loop (loop.py).
 """
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from shellpilot.command.model import Command
     from shellpilot.command.references import FileReference
     from shellpilot.command.registry import CommandRegistry
-    from shellpilot.session.loop import AgentLoop
+    from shellpilot.session.ops import LoopOps
 
 
 def _file_part(session_id: str, message_id: str, ref: FileReference) -> FilePart:
@@ -36,16 +36,9 @@ def _file_part(session_id: str, message_id: str, ref: FileReference) -> FilePart
     )
 
 
-def _registry(loop: AgentLoop) -> CommandRegistry:
-    from shellpilot.command.registry import CommandRegistry
-
-    if loop.commands is None:
-        loop.commands = CommandRegistry(loop.project_dir, loop.config)
-    return loop.commands
-
-
 async def run_command(
-    loop: AgentLoop,
+    loop: LoopOps,
+    commands: CommandRegistry,
     session_id: str,
     name: str,
     arguments: str = "",
@@ -66,7 +59,7 @@ async def run_command(
     and are dropped when that turn ends. A subtask command
     posts a ``SubtaskPart`` (the user message keeps the caller's agent and model) that the
     loop runs through the ``task`` tool in a child session; its ``@file`` attachments are
-    inlined into the subtask prompt (the source dropped them, spec 7.9). Otherwise the text,
+    inlined into the subtask prompt (OpenCode drops them). Otherwise the text,
     attachments and ``files`` become the user's message. Publishes ``command.executed``.
     Raises CommandNotFound, SessionBusy (another process runs the session: checked before
     the template's shell blocks run), AgentNotFound, ModelNotFound, ProviderNotConfigured
@@ -75,12 +68,13 @@ async def run_command(
     loop.store.get_session(session_id)
     with loop.run_state.reserve(session_id):
         return await _run_command(
-            loop, session_id, name, arguments, agent=agent, model=model, format=format, files=files
+            loop, commands, session_id, name, arguments, agent=agent, model=model, format=format, files=files
         )
 
 
 async def _run_command(
-    loop: AgentLoop,
+    loop: LoopOps,
+    commands: CommandRegistry,
     session_id: str,
     name: str,
     arguments: str,
@@ -94,7 +88,7 @@ async def _run_command(
     from shellpilot.command.template import ExpandContext, expand
     from shellpilot.command.toolrules import turn_rules
 
-    command = await _registry(loop).get(name)
+    command = await commands.get(name)
     caller = loop.resolve_agent(agent)
     scoped = turn_rules(command)
     own_model, model_warning = command_model(loop, command, model)
@@ -149,7 +143,7 @@ async def _run_command(
     return replace(result, warnings=tuple(notes))
 
 
-def command_model(loop: AgentLoop, command: Command, model: str | None) -> tuple[str | None, str | None]:
+def command_model(loop: LoopOps, command: Command, model: str | None) -> tuple[str | None, str | None]:
     """The ``provider/model`` the command's own ``model:`` resolves to (None: it has none,
     the caller chose ``model``, or no configured provider can run it) and a warning for the
     last case (``ProviderRegistry.command_model``)."""

@@ -50,7 +50,7 @@ class PartUpdated(Event):
 
 
 class SessionStatus(Event):
-    """The session started (``busy``) or stopped (``idle``) running something (seed: run state)."""
+    """The session started (``busy``) or stopped (``idle``) running something."""
 
     type: Literal["session.status"] = "session.status"
     session_id: str

@@ -78,7 +78,8 @@ def render_file(part: FilePart, read: FileReader | None) -> str:
     return f'<file path="{path}">\n{content}\n</file>'
 
 
-def _user_text(parts: Iterable[Part], read: FileReader | None) -> str:
+def user_text(parts: Iterable[Part], read: FileReader | None) -> str:
+    """What a user turn says: its parts' texts joined by blank lines (see ``to_model_messages``)."""
     chunks: list[str] = []
     for part in parts:
         if isinstance(part, TextPart):
@@ -125,6 +126,23 @@ def _assistant(parts: Iterable[Part]) -> list[ModelMessage]:
     return [ModelAssistant(content=content, tool_calls=calls), *results]
 
 
+def reads_files(item: MessageWithParts) -> bool:
+    """True when the message's model view reads files (``file://`` attachments), so it can
+    change while the message does not."""
+    return any(isinstance(p, FilePart) and p.url.startswith("file://") for p in item.parts)
+
+
+def model_messages(item: MessageWithParts, *, read_file: FileReader | None = None) -> list[ModelMessage]:
+    """The provider messages of one stored message (see ``to_model_messages``)."""
+    info = item.info
+    if isinstance(info, UserMessage):
+        text = user_text(item.parts, read_file)
+        return [ModelUser(content=text)] if text.strip() else []
+    if isinstance(info, AssistantMessage):
+        return _assistant(item.parts)
+    assert_never(info)
+
+
 def to_model_messages(
     history: Iterable[MessageWithParts], *, read_file: FileReader | None = None
 ) -> list[ModelMessage]:
@@ -138,13 +156,5 @@ def to_model_messages(
     """
     out: list[ModelMessage] = []
     for item in history:
-        info = item.info
-        if isinstance(info, UserMessage):
-            text = _user_text(item.parts, read_file)
-            if text.strip():
-                out.append(ModelUser(content=text))
-        elif isinstance(info, AssistantMessage):
-            out.extend(_assistant(item.parts))
-        else:
-            assert_never(info)
+        out.extend(model_messages(item, read_file=read_file))
     return out

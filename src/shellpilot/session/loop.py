@@ -19,18 +19,20 @@ from shellpilot.agent.registry import AgentRegistry
 from shellpilot.config.model import Config
 from shellpilot.errors import ProviderError, ShellpilotError
 from shellpilot.provider.base import ToolSpec
+from shellpilot.session.conversation import Conversation
 from shellpilot.session.dispatch import CallEnv, CallOutcome, run_calls
 from shellpilot.session.models import (
     AssistantMessage,
     FilePart,
     MessageError,
+    MessageWithParts,
     OutputFormat,
     Part,
     TextPart,
     UserMessage,
 )
 from shellpilot.session.outcome import close_message, error_of, verdict
-from shellpilot.session.request import build_request, tool_specs
+from shellpilot.session.request import build_request, read_attachment, tool_specs
 from shellpilot.session.step import StepResult, stream_step
 from shellpilot.session.stream_events import TurnFinished
 from shellpilot.session.subtask import TURN_RULES, ChildSessions, run_pending_subtask
@@ -80,7 +82,7 @@ def default_tools(config: Config, data_dir: Path) -> list[Tool]:
 
 
 class AgentLoop:
-    """Runs prompts and commands on the sessions of one project (seed: agent loop, spec 3, 5).
+    """Runs prompts and commands on the sessions of one project.
 
     Built once at start-up on a ``SessionService`` (its store, bus, run state, config and
     data dir), with the providers and the permission service. ``prompt`` writes the
@@ -168,8 +170,20 @@ class AgentLoop:
         """Run the slash command ``/name arguments`` (see ``command_run.run_command``)."""
         from shellpilot.session.command_run import run_command
 
+        if self.commands is None:
+            from shellpilot.command.registry import CommandRegistry
+
+            self.commands = CommandRegistry(self.project_dir, self.config)
         return await run_command(
-            self, session_id, name, arguments, agent=agent, model=model, format=format, files=files
+            self,
+            self.commands,
+            session_id,
+            name,
+            arguments,
+            agent=agent,
+            model=model,
+            format=format,
+            files=files,
         )
 
     async def resume(self, session_id: str) -> TurnResult:
@@ -179,8 +193,8 @@ class AgentLoop:
         )
 
     async def run_subtask(self, request: SubtaskRequest, ctx: ToolContext) -> SubtaskOutcome:
-        """``SubtaskRunner`` for the task tool: a child session (see subtask.py)."""
-        return await self.children.run(request, ctx)
+        """``TaskPromptOps`` for the task tool: a child session (see subtask.py)."""
+        return await self.children.run_subtask(request, ctx)
 
     # -- building messages ----------------------------------------------------------------
 
@@ -191,8 +205,8 @@ class AgentLoop:
     def resolve_model(self, model: str | None, agent: Agent, session_id: str) -> ResolvedModel:
         """``model`` > the agent's > the session's last > the configured default, checked."""
         if not model and not agent.model:
-            previous = last_user(self.store.messages(session_id))
-            model = previous.info.model if previous is not None else None
+            previous = self.store.last_message(session_id, "user")
+            model = previous.model if previous is not None else None
         return self.providers.resolve(model or agent.model)
 
     def new_user_message(
@@ -250,24 +264,30 @@ class AgentLoop:
     # -- the loop -------------------------------------------------------------------------
 
     async def _interrupted(self, session_id: str) -> TurnResult:
-        return result_of(session_id, self.store.messages(session_id))
+        last = self.store.last_message(session_id, "assistant")
+        if last is None:
+            return result_of(session_id, [])
+        return result_of(session_id, [MessageWithParts(info=last, parts=self.store.parts_of(last.id))])
 
     async def _run(self, session_id: str) -> TurnResult:
-        handled: str | None = None
-        while True:
-            history = self.store.messages(session_id)
-            subtask = pending_subtask(history)
-            if subtask is not None:
-                await run_pending_subtask(self, *subtask)
-                continue
-            user = last_user(history)
-            if user is None or user.info.id == handled:
-                break
-            handled = user.info.id
-            assert isinstance(user.info, UserMessage)
-            if not await self._steps(session_id, user.info):
-                break
-        result = result_of(session_id, self.store.messages(session_id))
+        # The one read of the session for this run: from here on the conversation follows
+        # every write on the bus, and each step only appends to what the model is sent.
+        with Conversation.load(self.store, self.bus, session_id, read_attachment) as conversation:
+            history = conversation.items
+            handled: str | None = None
+            while True:
+                subtask = pending_subtask(history)
+                if subtask is not None:
+                    await run_pending_subtask(self, *subtask)
+                    continue
+                user = last_user(history)
+                if user is None or user.info.id == handled:
+                    break
+                handled = user.info.id
+                assert isinstance(user.info, UserMessage)
+                if not await self._steps(conversation, user.info):
+                    break
+            result = result_of(session_id, history)
         self.bus.publish(
             TurnFinished(
                 session_id=session_id,
@@ -331,7 +351,7 @@ class AgentLoop:
         )
 
     async def _step(
-        self, plan: _Plan, message: AssistantMessage, last: bool
+        self, plan: _Plan, conversation: Conversation, message: AssistantMessage, last: bool
     ) -> tuple[StepResult, list[CallOutcome]]:
         """One model turn and its tool calls."""
         request = build_request(
@@ -339,7 +359,7 @@ class AgentLoop:
             agent=plan.agent,
             env=plan.context,
             agents_md=plan.agents_md,
-            history=self.store.messages(message.session_id),
+            messages=conversation.transcript(),
             tools=plan.specs,
             structured_line=system_line() if plan.structured is not None else None,
             last_step=last,
@@ -349,9 +369,10 @@ class AgentLoop:
         outcomes = [o for _, o in await run_calls(plan.env, result.calls)] if result.calls else []
         return result, outcomes
 
-    async def _steps(self, session_id: str, user: UserMessage) -> bool:
+    async def _steps(self, conversation: Conversation, user: UserMessage) -> bool:
         """Model turns answering ``user`` until the model stops calling tools, an error, or
         ``max_steps``; True when it ended normally (a newer user message may follow)."""
+        session_id = conversation.session_id
         plan = self._plan(session_id, user)
         for step in range(1, self.config.max_steps + 1):
             last = step == self.config.max_steps
@@ -360,7 +381,7 @@ class AgentLoop:
             )
             self.writer.message(message)
             try:
-                result, outcomes = await self._step(plan, message, last)
+                result, outcomes = await self._step(plan, conversation, message, last)
             except asyncio.CancelledError:
                 plan.env.abort.set()
                 self.close_message(message, None, error=ABORTED)

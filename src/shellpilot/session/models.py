@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from shellpilot.errors import ShellpilotError
 from shellpilot.ids import ascending
 
 
@@ -46,16 +47,26 @@ class SessionSummary(_Model):
 
 
 class MessageError(_Model):
-    """Why a message ended badly: ``name`` is a stable tag (``Aborted``, ``Interrupted``, ...)."""
+    """Why a message ended badly: ``name`` is a stable tag (``Aborted``, ``Interrupted``, ...),
+    ``exit_code`` the status a CLI run that ends with it exits with (1 unless set)."""
 
     name: str
     message: str
+    exit_code: int = 1
+
+    @classmethod
+    def of(cls, exc: BaseException) -> MessageError:
+        """The record of an exception: its class name, its text, and (for a ShellpilotError)
+        its class's exit code."""
+        code = exc.exit_code if isinstance(exc, ShellpilotError) else 1
+        return cls(name=type(exc).__name__, message=str(exc) or type(exc).__name__, exit_code=code)
 
 
 class OutputFormat(_Model):
     """What the user asked the answer to look like: plain text or JSON matching ``schema``.
 
-    Seed: structured output (``format`` on the user message, retry count default 2).
+    ``retry_count`` (default 2): invalid structured answers the model may correct before the
+    turn fails.
     """
 
     type: Literal["text", "json_schema"] = "text"

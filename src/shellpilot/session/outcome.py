@@ -7,6 +7,7 @@ not touch: providers, tool execution, the loop's control flow.
 
 from __future__ import annotations
 
+from shellpilot.errors import PermissionRejected
 from shellpilot.session.dispatch import ABORTED as TOOL_ABORTED
 from shellpilot.session.dispatch import CallOutcome
 from shellpilot.session.models import (
@@ -25,7 +26,7 @@ from shellpilot.tool.structured import StructuredOutputTool
 
 def error_of(exc: BaseException) -> MessageError:
     """The ``MessageError`` recorded for an exception (name = its class, e.g. ``ProviderError``)."""
-    return MessageError(name=type(exc).__name__, message=str(exc) or type(exc).__name__)
+    return MessageError.of(exc)
 
 
 def verdict(
@@ -44,7 +45,7 @@ def verdict(
     """
     captured = structured is not None and structured.captured is not None
     if CallOutcome.REJECTED in outcomes:
-        return MessageError(name="PermissionRejected", message="The user rejected a tool call.")
+        return error_of(PermissionRejected("The user rejected a tool call."))
     if structured is not None and not captured and (structured.exhausted or not result.calls):
         return error_of(structured.error())
     if last and result.calls and not captured:
@@ -87,20 +88,17 @@ def close_message(
 
 def abort_open_parts(writer: SessionWriter, message: AssistantMessage) -> None:
     """Mark ``message``'s pending/running tool parts as aborted errors."""
-    for item in writer.store.messages(message.session_id):
-        if item.info.id != message.id:
-            continue
-        for part in item.parts:
-            if isinstance(part, ToolPart) and isinstance(part.state, ToolPending | ToolRunning):
-                state = part.state
-                if isinstance(state, ToolRunning):
-                    failed = ToolFailed(
-                        input=state.input,
-                        error=TOOL_ABORTED,
-                        title=state.title,
-                        metadata=state.metadata,
-                        start_ms=state.start_ms,
-                    )
-                else:
-                    failed = ToolFailed(input=state.input, error=TOOL_ABORTED, start_ms=now_ms())
-                writer.part(part.model_copy(update={"state": failed}))
+    for part in writer.store.parts_of(message.id):
+        if isinstance(part, ToolPart) and isinstance(part.state, ToolPending | ToolRunning):
+            state = part.state
+            if isinstance(state, ToolRunning):
+                failed = ToolFailed(
+                    input=state.input,
+                    error=TOOL_ABORTED,
+                    title=state.title,
+                    metadata=state.metadata,
+                    start_ms=state.start_ms,
+                )
+            else:
+                failed = ToolFailed(input=state.input, error=TOOL_ABORTED, start_ms=now_ms())
+            writer.part(part.model_copy(update={"state": failed}))

@@ -1,7 +1,7 @@
 """Build the ``ModelRequest`` of one step: system prompt, history, tools, tool choice.
 
 Owns: that assembly and the capped reader of attached files. Must not touch: the store
-(history is passed in), providers' wire formats, tool execution.
+(the conversation is passed in, converted), providers' wire formats, tool execution.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shellpilot.agent.model import Agent
+from shellpilot.provider.base import Message as ModelMessage
 from shellpilot.provider.base import ModelRequest, ToolChoice, ToolSpec
-from shellpilot.session.history import to_model_messages
-from shellpilot.session.models import MessageWithParts
+from shellpilot.provider.transcript import Transcript
 from shellpilot.session.system import Environment, system_prompt
 from shellpilot.tool.registry import ToolRegistry
 
@@ -54,19 +54,19 @@ def build_request(
     agent: Agent,
     env: Environment,
     agents_md: str | None,
-    history: Sequence[MessageWithParts],
+    messages: Transcript[ModelMessage],
     tools: Sequence[ToolSpec],
     structured_line: str | None = None,
     last_step: bool = False,
 ) -> ModelRequest:
-    """The request for one step. Tool choice: ``required`` with structured output, ``none``
-    on the last allowed step, else ``auto``."""
+    """The request for one step, sending ``messages`` (``Conversation.transcript()``). Tool
+    choice: ``required`` with structured output, ``none`` on the last allowed step, else ``auto``."""
     extra = [line for line in (structured_line, LAST_STEP if last_step else None) if line]
     choice: ToolChoice = "required" if structured_line else ("none" if last_step else "auto")
     return ModelRequest(
         model=model,
         system=system_prompt(agent, env, agents_md, extra),
-        messages=to_model_messages(history, read_file=read_attachment),
+        messages=messages,
         tools=list(tools),
         tool_choice=choice,
         temperature=agent.temperature,

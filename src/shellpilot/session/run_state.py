@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 
 class Phase(StrEnum):
-    """What a session is doing (seed: SessionRunState; spec 5.1)."""
+    """What a session is doing."""
 
     IDLE = "idle"
     RUNNING = "running"
@@ -120,7 +120,7 @@ class RunState:
       ``cancel_permissions(session_id)``, wait for the work to end: status is idle after.
     - ``reserve(session_id)``: take the session before writing a request for it.
     - ``lease`` (the store) makes busy-ness visible to other processes on the same store.
-    Publishes ``session.status`` busy/idle on the bus. Seed: SessionRunState; spec 5.1.
+    Publishes ``session.status`` busy/idle on the bus.
     """
 
     def __init__(

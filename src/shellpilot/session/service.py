@@ -11,12 +11,20 @@ import builtins
 import contextlib
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from shellpilot.bus import Bus
 from shellpilot.config.model import Config
-from shellpilot.errors import InvalidTimeout, SessionBusy, StorageError, StorageFull, UsageError
+from shellpilot.errors import (
+    Aborted,
+    InvalidTimeout,
+    SessionBusy,
+    StorageError,
+    StorageFull,
+    ToolError,
+    UsageError,
+)
 from shellpilot.paths import sandbox_tmp_dir, tool_output_dir
 from shellpilot.process.abort import abort_reason
 from shellpilot.session.models import (
@@ -38,7 +46,7 @@ from shellpilot.session.writer import SessionWriter
 from shellpilot.storage.store import SessionStore
 
 USER_SHELL_TEXT = "The following tool was executed by the user"
-"""Text of the synthetic user part before a user shell (spec 3.3, seed 7.5)."""
+"""Text of the synthetic user part before a user shell, so the model knows the user ran it."""
 
 ABORTED_TEXT = "aborted by the user"
 
@@ -47,7 +55,7 @@ DataFn = Callable[[bytes], None]
 
 
 class SessionService:
-    """Sessions for the CLI, the server and the loop (seed: SessionPrompt.shellImpl; spec 3.3).
+    """Sessions for the CLI, the server and the loop, and the user's direct shell.
 
     ``shell()`` passes the same gate as the ``bash`` tool as the user's own command (its
     scan is recorded, nothing is asked) and runs through ``run_gated`` (limits, spill file,
@@ -95,12 +103,22 @@ class SessionService:
         return self.store.get_session(session_id)
 
     def list(
-        self, project_dir: str | os.PathLike[str] | None = None, *, top_level: bool = False
+        self,
+        project_dir: str | os.PathLike[str] | None = None,
+        *,
+        top_level: bool = False,
+        limit: int | None = None,
     ) -> list[SessionSummary]:
         """Sessions of ``project_dir`` (all when None), latest activity first, each with its
-        number of child sessions; ``top_level`` leaves the children themselves out."""
+        number of child sessions; ``top_level`` leaves the children themselves out; ``limit``
+        keeps the most recent that many (None: all)."""
         where = None if project_dir is None else str(Path(project_dir).resolve())
-        return self.store.list_sessions(where, top_level=top_level)
+        return self.store.list_sessions(where, top_level=top_level, limit=limit)
+
+    def count(self, project_dir: str | os.PathLike[str] | None = None, *, top_level: bool = False) -> int:
+        """How many sessions ``list`` would show without a limit."""
+        where = None if project_dir is None else str(Path(project_dir).resolve())
+        return self.store.count_sessions(where, top_level=top_level)
 
     def latest(self, project_dir: str | os.PathLike[str]) -> Session | None:
         """The most recently active top-level session of ``project_dir`` (``--continue``)."""
@@ -110,6 +128,12 @@ class SessionService:
         """The conversation, in order; ``SessionNotFound`` if the session is absent."""
         self.store.get_session(session_id)
         return self.store.messages(session_id)
+
+    def iter_messages(self, session_id: str) -> Iterator[MessageWithParts]:
+        """The conversation, in order, read in batches (flat memory for any length);
+        ``SessionNotFound`` (raised here, before iterating) if the session is absent."""
+        self.store.get_session(session_id)
+        return self.store.iter_messages(session_id)
 
     def delete(self, session_id: str) -> None:
         """Delete a session and its children; ``SessionBusy`` while something runs in it.
@@ -329,12 +353,8 @@ class SessionService:
             start_ms=getattr(state, "start_ms", now_ms()),
         )
         self.writer.part(part.model_copy(update={"state": failed}))
-        name = "Aborted" if cancelled else "ToolError"
-        self.writer.message(
-            assistant.model_copy(
-                update={"completed_ms": now_ms(), "error": MessageError(name=name, message=error)}
-            )
-        )
+        ended = MessageError.of(Aborted(error) if cancelled else ToolError(error))
+        self.writer.message(assistant.model_copy(update={"completed_ms": now_ms(), "error": ended}))
 
 
 def _shell_name(config: Config) -> str:

@@ -1,7 +1,7 @@
 """Subtasks: child sessions run by the ``task`` tool, and command subtasks in the loop.
 
 Owns: creating/resuming a child session, running it, cascading a cancel to it, and the
-"run a pending subtask part" step (spec 3.1 handleSubtask, 5.2). Must not touch: the
+"run a pending subtask part" step. Must not touch: the
 task tool's text (tool/task.py) or the step loop (loop.py).
 """
 
@@ -28,7 +28,7 @@ from shellpilot.tool.registry import ToolRegistry
 from shellpilot.tool.task import BYPASS_AGENT_CHECK, CALLER_MODEL, SubtaskOutcome, SubtaskRequest, TaskTool
 
 if TYPE_CHECKING:
-    from shellpilot.session.loop import AgentLoop
+    from shellpilot.session.ops import LoopOps
 
 TURN_RULES = "turn_rules"
 """``ctx.extra`` key of the calling turn's extra permission rules (``AgentLoop.turn_rules``)."""
@@ -38,7 +38,7 @@ SUMMARIZE = "Summarize the task tool output above and continue with your task."
 
 
 class ChildSessions:
-    """The ``SubtaskRunner`` of an ``AgentLoop``: runs a subagent in a child session.
+    """The ``TaskPromptOps`` of an agent loop: runs a subagent in a child session.
 
     The child is a new session (title ``<description> (@<agent> subagent)``, ``parent_id``
     set) or the one named by ``task_id`` when it is a child of the same parent. Its tool
@@ -46,7 +46,7 @@ class ChildSessions:
     parent's call is cancelled or aborted, the child is cancelled through the run state.
     """
 
-    def __init__(self, loop: AgentLoop) -> None:
+    def __init__(self, loop: LoopOps) -> None:
         self.loop = loop
 
     def _session(self, request: SubtaskRequest) -> Session:
@@ -63,7 +63,7 @@ class ChildSessions:
         )
         return self.loop.writer.create_session(child)
 
-    async def run(self, request: SubtaskRequest, ctx: ToolContext) -> SubtaskOutcome:
+    async def run_subtask(self, request: SubtaskRequest, ctx: ToolContext) -> SubtaskOutcome:
         """Run ``request`` to its end; raises Aborted when cancelled, ToolError when the child
         failed without any answer."""
         loop = self.loop
@@ -99,7 +99,7 @@ class ChildSessions:
         await asyncio.wait({task})
 
 
-async def run_pending_subtask(loop: AgentLoop, user: MessageWithParts, part: SubtaskPart) -> None:
+async def run_pending_subtask(loop: LoopOps, user: MessageWithParts, part: SubtaskPart) -> None:
     """Run a command's subtask part through the ``task`` tool (no ``task`` permission ask),
     then add the synthetic "summarize" user turn so the parent agent continues."""
     info = user.info
@@ -125,7 +125,7 @@ async def run_pending_subtask(loop: AgentLoop, user: MessageWithParts, part: Sub
     loop.writer.part(call)
     rules = loop.turn_rules.get(info.id, [])
     env = CallEnv(
-        tools=ToolRegistry([TaskTool(loop.agents, loop)]),
+        tools=ToolRegistry([TaskTool(loop.agents, ChildSessions(loop))]),
         writer=loop.writer,
         project_dir=loop.project_dir,
         agent=agent.name,

@@ -22,7 +22,7 @@ AGENTS_MAX_BYTES = 64 * 1024
 
 @dataclass(frozen=True)
 class Environment:
-    """What the model is told about where it runs (seed: system prompt environment)."""
+    """What the model is told about where it runs: directory, platform, date, shell."""
 
     cwd: Path
     platform: str

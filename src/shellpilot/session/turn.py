@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from shellpilot.errors import Aborted
 from shellpilot.session.models import (
     AssistantMessage,
     MessageError,
@@ -19,7 +20,7 @@ from shellpilot.session.models import (
     UserMessage,
 )
 
-ABORTED = MessageError(name="Aborted", message="aborted by the user")
+ABORTED = MessageError.of(Aborted())
 """The error recorded on an assistant message whose turn the user cancelled."""
 
 

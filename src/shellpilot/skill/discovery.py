@@ -50,7 +50,7 @@ class Skill:
         return slash_name(self.name) or slash_name(self.folder.name) or self.folder.name
 
     def template(self) -> str:
-        """The body plus a line naming the folder (seed: skill commands)."""
+        """The body plus a line naming the folder."""
         return f"{self.body}\n\nBase directory for this skill: {self.folder}"
 
 

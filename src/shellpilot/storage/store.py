@@ -7,7 +7,6 @@ sqlite3/OS errors as ``StorageError``. Must not touch: the bus, terminals, proce
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
 import threading
 import time
@@ -35,6 +34,8 @@ from shellpilot.session.models import (
 from shellpilot.storage import lease as lease_table
 from shellpilot.storage import owner as owners
 from shellpilot.storage import readonly, space
+from shellpilot.storage.export import export_json
+from shellpilot.storage.reads import Reads, sessions_where
 from shellpilot.storage.schema import SCHEMA, SCHEMA_VERSION
 
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
@@ -60,14 +61,14 @@ def _part_status(part: Part) -> str | None:
     return part.state.status if isinstance(part, ToolPart) else None
 
 
-class SessionStore:
+class SessionStore(Reads):
     """Sessions, messages and parts in one SQLite file (WAL, foreign keys, busy timeout 10 s).
 
     - Every write is one transaction; ``writes`` counts committed write transactions.
     - ``update_part_live`` coalesces live updates of a running tool part: at most one write
       per ``live_interval_ms`` (default 250 ms) per part, the latest value wins, a pending
       value is flushed by a timer on the running event loop, and ``put_part`` (the final
-      state) always writes. Seed: tool metadata streamed into the running part.
+      state) always writes.
     - Opening never changes or signals anything beyond the schema (and the reserve file of
       ``storage.space``). Crash recovery is a session-layer step run once at start-up
       (``session.recovery.recover``): it reads ``orphans()`` (work of dead processes), stops
@@ -76,6 +77,8 @@ class SessionStore:
       disk, see ``storage.space``). Thread-safe (one lock).
     - ``read_only=True`` (``storage.readonly``): reads only; no migration, and every write
       raises ``StorageError`` saying how to choose another data dir.
+    - Bounded reads (a session's messages streamed, the last message, one message's parts,
+      session counts) come from ``storage.reads.Reads``.
     """
 
     def __init__(self, path: Path, *, live_interval_ms: int = 250, read_only: bool = False) -> None:
@@ -206,19 +209,22 @@ class SessionStore:
         return self._session(rows[0])
 
     def list_sessions(
-        self, project_dir: str | None = None, *, top_level: bool = False
+        self, project_dir: str | None = None, *, top_level: bool = False, limit: int | None = None
     ) -> list[SessionSummary]:
         """Sessions (of one project dir, or all), most recently updated first, with message
         counts and the number of direct child sessions; ``top_level`` leaves out child
-        (subtask) sessions."""
-        where = ["s.project_dir=?"] if project_dir is not None else []
-        where += ["s.parent_id IS NULL"] if top_level else []
+        (subtask) sessions; ``limit`` keeps the first that many (None: all). Only the sessions
+        returned are read and counted, so a page costs the same however many sessions exist."""
+        where, args = sessions_where(project_dir, top_level)
+        page = f"SELECT id FROM session {where} ORDER BY updated_ms DESC, id DESC"
+        if limit is not None:
+            page, args = page + " LIMIT ?", (*args, max(limit, 0))
         sql = (
             "SELECT s.body, s.updated_ms, (SELECT count(*) FROM message m WHERE m.session_id=s.id), "
-            "(SELECT count(*) FROM session c WHERE c.parent_id=s.id) FROM session s "
-            f"{'WHERE ' + ' AND '.join(where) if where else ''} ORDER BY s.updated_ms DESC, s.id DESC"
+            "(SELECT count(*) FROM session c WHERE c.parent_id=s.id) "
+            f"FROM ({page}) AS p JOIN session s ON s.id=p.id ORDER BY s.updated_ms DESC, s.id DESC"
         )
-        rows = self._read("list sessions", sql, (project_dir,) if project_dir is not None else ())
+        rows = self._read("list sessions", sql, args)
         return [
             SessionSummary(session=self._session(row), message_count=row[2], child_count=row[3])
             for row in rows
@@ -485,15 +491,6 @@ class SessionStore:
             }
         )
         db.execute("UPDATE message SET body=? WHERE id=?", (fixed.model_dump_json(), message_id))
-
-
-def export_json(session: Session, messages: list[MessageWithParts]) -> str:
-    """A session and its conversation as one JSON document (``shellpilot session export``)."""
-    doc = {
-        "session": session.model_dump(mode="json"),
-        "messages": [item.model_dump(mode="json") for item in messages],
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
 __all__ = ["INTERRUPTED", "Orphans", "SessionStore", "export_json"]

@@ -23,7 +23,8 @@ class RecordedToolResult:
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One request as the server got it: ``headers`` have lower-case names, ``body`` is the JSON.
+    """One request as the server got it: ``headers`` have lower-case names, ``body`` is the JSON,
+    ``raw_body`` the bytes as they arrived (to check the encoding itself).
 
     Properties ``messages`` and ``system`` read the body; the methods ``tool_names()``,
     ``tool_choice()``, ``user_texts()`` and ``tool_results()`` read it the same way on both
@@ -34,6 +35,7 @@ class RecordedRequest:
     path: str
     headers: Mapping[str, str]
     body: Mapping[str, Any]
+    raw_body: bytes = b""
 
     @property
     def messages(self) -> list[dict[str, Any]]:

@@ -226,7 +226,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(400, error_body(protocol, 400, f"request body is not JSON: {exc}"))
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
-        request = RecordedRequest(protocol, path, headers, body)
+        request = RecordedRequest(protocol, path, headers, body, raw)
         turn, number = self.server.script._next(request)
         if turn is None:
             message = f"ScriptedModelServer: no scripted turn left for request #{number}"

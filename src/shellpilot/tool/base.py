@@ -35,7 +35,7 @@ def _ignore_metadata(title: str | None, values: Mapping[str, Any]) -> None:
 
 @dataclass
 class ToolContext:
-    """Everything a tool may use while it runs (seed: tool ctx with ask/metadata/abort).
+    """Everything a tool may use while it runs: ask, live metadata, abort.
 
     ``abort`` is set when the user cancels; ``ask(AskRequest)`` goes to the permission
     service with the session's rules already bound; ``metadata`` updates the live tool part.

@@ -32,6 +32,14 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or path.is_relative_to(folder)
 
 
+def _resolved(path: Path) -> Path:
+    """`path` with symlinks resolved, or as it is when a link cannot be read (`/proc/1/root`)."""
+    try:
+        return path.resolve()
+    except OSError:
+        return path
+
+
 def _dir_glob(directory: str) -> str:
     return directory if directory.endswith("*") else directory.rstrip("/") + "/*"
 
@@ -63,7 +71,7 @@ def outside_globs(cwd: Path, dirs: list[str], project_dir: Path, output_dir: Pat
     found: list[str] = []
     candidates = [str(cwd)] if not _inside(cwd.resolve(), project) else []
     for directory in [*candidates, *dirs]:
-        bare = Path(directory[:-2] if directory.endswith("/*") else directory).resolve()
+        bare = _resolved(Path(directory[:-2] if directory.endswith("/*") else directory))
         if (output is not None and _inside(bare, output)) or bare in seen:
             continue
         seen.add(bare)
@@ -198,11 +206,21 @@ def plan_command(
         always += [command] if command not in always else []
     else:
         readable = (output_dir,) if output_dir is not None else ()
-        read_only = [
-            c.text
-            for c in found.commands
-            if is_read_only(list(c.argv), cwd=cwd, project_dir=project_dir, text=c.text, readable=readable)
-        ]
+        # A text is read-only when every command with it is, in every cwd it runs in
+        # (`cd sub && git status`: git runs in sub, whose repository counts).
+        judged: dict[str, bool] = {}
+        for c in found.commands:
+            judged[c.text] = (
+                judged.get(c.text, True)
+                and bool(c.cwds)
+                and all(
+                    is_read_only(
+                        list(c.argv), cwd=Path(d), project_dir=project_dir, text=c.text, readable=readable
+                    )
+                    for d in c.cwds
+                )
+            )
+        read_only = [text for text, ok in judged.items() if ok]
     return ShellPlan(
         command=command,
         cwd=cwd,

@@ -38,7 +38,7 @@ EnvHook = Callable[[str, str, Path], Mapping[str, str] | Awaitable[Mapping[str, 
 
 
 class ShellParams(BaseModel):
-    """Arguments of one ``bash`` call (spec 2.2)."""
+    """Arguments of one ``bash`` call."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -234,7 +234,7 @@ async def run_gated(
 
 
 class ShellTool:
-    """The ``bash`` tool (seed: shell tool execute = parse/collect/ask/run; spec 2.2-2.3).
+    """The ``bash`` tool (parse, scan, ask, run).
 
     ``ShellTool(config, data_dir, env_hook=None)``: the shell is chosen once from config
     (raises ShellNotFound if the configured one is missing); spill files go to

@@ -2,7 +2,7 @@
 
 Owns: the tool built for one schema, schema checks and argument validation (``jsonschema``,
 imported lazily). Must not touch: the loop's control flow (it reads ``captured`` and
-``exhausted`` after each step). Spec 5.3; seed 002: structured output.
+``exhausted`` after each step).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The ``task`` tool: run a subagent in a child session and return its final answer.
 
-Owns: the tool's parameters, description, agent check and result text (spec 5.2). Must
-not touch: sessions or the loop; the child run goes through a ``SubtaskRunner``.
+Owns: the tool's parameters, description, agent check and result text. Must
+not touch: sessions or the loop; the child run goes through ``TaskPromptOps``.
 """
 
 from __future__ import annotations
@@ -58,15 +58,16 @@ class SubtaskOutcome:
     text: str
 
 
-class SubtaskRunner(Protocol):
-    """Runs a child session to the end. Must cancel the child when ``ctx.abort`` is set and
-    raise ``Aborted`` then; permission asks of the child go to the same service."""
+class TaskPromptOps(Protocol):
+    """What the task tool needs of the session layer: run a child session to its end. It must
+    cancel the child when ``ctx.abort`` is set and raise ``Aborted`` then; the child's
+    permission asks go to the same service as the caller's."""
 
     async def run_subtask(self, request: SubtaskRequest, ctx: ToolContext) -> SubtaskOutcome: ...
 
 
 def task_output(outcome: SubtaskOutcome) -> str:
-    """The text the calling model sees (spec 5.2 step 8)."""
+    """The text the calling model sees: the child's id (to resume it) and its answer."""
     return (
         f"task_id: {outcome.session_id} (for resuming to continue this task if needed)\n\n"
         f"<task_result>\n{outcome.text}\n</task_result>"
@@ -77,14 +78,14 @@ class TaskTool:
     """Tool id ``task``: parameters ``TaskParams``; ``execute`` checks the agent (a model
     may start only subagents; a command subtask may name any agent), asks the ``task``
     permission (pattern: the agent's name) unless the call is a command subtask, and runs
-    the child through the runner."""
+    the child through ``TaskPromptOps``."""
 
     id: ClassVar[str] = "task"
     parameters: ClassVar[type[BaseModel]] = TaskParams
 
-    def __init__(self, agents: AgentRegistry, runner: SubtaskRunner) -> None:
+    def __init__(self, agents: AgentRegistry, ops: TaskPromptOps) -> None:
         self._agents = agents
-        self._runner = runner
+        self._ops = ops
 
     def description(self) -> str:
         """The tool text with the list of subagents (``- name: description``)."""
@@ -122,7 +123,7 @@ class TaskTool:
             task_id=p.task_id,
             command=p.command,
         )
-        outcome = await self._runner.run_subtask(request, ctx)
+        outcome = await self._ops.run_subtask(request, ctx)
         return ToolResult(
             title=p.description,
             output=task_output(outcome),

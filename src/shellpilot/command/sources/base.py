@@ -8,6 +8,7 @@ Must not touch: any one format's rules (markdown.py, gemini.py, codex.py, claude
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,11 @@ class Loaded:
         """Append ``other``'s commands and warnings."""
         self.commands.extend(other.commands)
         self.warnings.extend(other.warnings)
+
+
+FileParser = Callable[..., Loaded]
+"""``parse(name, path, *format_arguments) -> Loaded``: one command file read into commands and
+warnings. Each directory loader takes one (``parse=``), so a cache can wrap it (command/cache.py)."""
 
 
 def escapes(path: Path, root: Path) -> LoadWarning | None:
@@ -64,9 +70,10 @@ def walk_files(
             dirs.clear()
         rel = os.path.relpath(current, base)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        folder = Path(current)  # joined per file below: half the cost of Path(current, file)
         for file in files:
             if file.endswith(suffix) and len(file) > len(suffix):
-                path = Path(current, file)
+                path = folder / file
                 if path.is_symlink():
                     problem = escapes(path, root)
                     if problem is not None:

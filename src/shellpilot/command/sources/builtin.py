@@ -19,7 +19,7 @@ def _prompt(name: str) -> str:
 def builtin_commands(project_dir: Path) -> list[Command]:
     """``init`` (create or improve AGENTS.md) and ``review`` (a subtask code review).
 
-    ``${path}`` in a template is the project dir (seed: the worktree).
+    ``${path}`` in a template is the project dir.
     """
     init = _prompt("init").replace("${path}", str(project_dir))
     review = _prompt("review").replace("${path}", str(project_dir))

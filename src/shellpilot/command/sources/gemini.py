@@ -17,7 +17,7 @@ from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.hints import hints
 from shellpilot.command.layout import unbalanced_brace_block
 from shellpilot.command.model import Command
-from shellpilot.command.sources.base import Loaded, read_text, text_field, walk_files
+from shellpilot.command.sources.base import FileParser, Loaded, read_text, text_field, walk_files
 
 _AT_LINE = re.compile(r"at line (\d+)")
 _ASSIGN = re.compile(r"^[A-Za-z_][\w-]*\s*=")
@@ -99,10 +99,11 @@ def load_gemini_file(name: str, path: Path, *, trusted: bool = True) -> Loaded:
     return loaded
 
 
-def load_gemini_dir(root: Path, *, trusted: bool = True) -> Loaded:
+def load_gemini_dir(root: Path, *, trusted: bool = True, parse: FileParser = load_gemini_file) -> Loaded:
     """Every ``**/*.toml`` under ``root`` (see ``gemini_name``); symlinks out of ``root``
-    are skipped with a warning."""
+    are skipped with a warning; each file read by ``parse`` (``load_gemini_file`` or a
+    cache around it)."""
     loaded = Loaded()
     for name, path in walk_files(root, ".toml", loaded.warnings):
-        loaded.extend(load_gemini_file(name, path, trusted=trusted))
+        loaded.extend(parse(name, path, trusted=trusted))
     return loaded

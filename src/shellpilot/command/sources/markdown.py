@@ -15,7 +15,7 @@ from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.frontmatter import FrontmatterError, parse_markdown
 from shellpilot.command.hints import hints
 from shellpilot.command.model import Command
-from shellpilot.command.sources.base import Loaded, bool_field, read_text, text_field, walk_files
+from shellpilot.command.sources.base import FileParser, Loaded, bool_field, read_text, text_field, walk_files
 from shellpilot.command.sources.claude import claude_fields, first_line
 
 MarkdownFlavour = Literal["shellpilot", "opencode", "claude"]
@@ -74,10 +74,17 @@ def load_markdown_file(name: str, path: Path, flavour: MarkdownFlavour, *, trust
     return loaded
 
 
-def load_markdown_dir(root: Path, flavour: MarkdownFlavour = "shellpilot", *, trusted: bool = True) -> Loaded:
+def load_markdown_dir(
+    root: Path,
+    flavour: MarkdownFlavour = "shellpilot",
+    *,
+    trusted: bool = True,
+    parse: FileParser = load_markdown_file,
+) -> Loaded:
     """Every ``**/*.md`` under ``root`` (name = relative path without ``.md``), sorted;
-    files that are symlinks out of ``root`` are skipped with a warning."""
+    files that are symlinks out of ``root`` are skipped with a warning; each file read by
+    ``parse`` (``load_markdown_file`` or a cache around it)."""
     loaded = Loaded()
     for name, path in walk_files(root, ".md", loaded.warnings):
-        loaded.extend(load_markdown_file(name, path, flavour, trusted=trusted))
+        loaded.extend(parse(name, path, flavour, trusted=trusted))
     return loaded

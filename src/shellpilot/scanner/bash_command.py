@@ -1,0 +1,428 @@
+"""One bash simple command judged from its words: wrappers, cd, paths, writes, nested text.
+
+Owns: `CommandJudge` (the pattern and always of a command, its wrappers peeled, its path
+operands checked, its writes reported, the text it runs handed on) and `BashShell`, the
+state of one simulated shell (the pushd stack). Must not touch: statements or
+redirects (bash_walk.py, bash_redirects.py) or results policy.
+"""
+
+from __future__ import annotations
+
+import os
+
+from shellpilot.scanner import bash_nesting
+from shellpilot.scanner.arity import known
+from shellpilot.scanner.bash_git import GitCommand
+from shellpilot.scanner.bash_nesting import RunHere
+from shellpilot.scanner.bash_shell import BashShell, rest_text
+from shellpilot.scanner.brace_expansion import brace_words
+from shellpilot.scanner.context import Cwds, ScanContext
+from shellpilot.scanner.option_table import SHAPES
+from shellpilot.scanner.options import find_paths, read
+from shellpilot.scanner.parse import POSIX_SHELLS
+from shellpilot.scanner.scan_paths import CD_COMMANDS
+from shellpilot.scanner.scan_writes import WRITERS, Target, find_writes, written
+from shellpilot.scanner.shell_strings import FOREIGN_SHELLS
+from shellpilot.scanner.words import Word, guess, unquoted_glob
+from shellpilot.scanner.words import shown as quoted
+from shellpilot.scanner.wrappers import FIRST_WORDS, package_name, program_name, unwrap
+
+# Commands whose arguments carry more command text to scan (see bash_nesting).
+_RUNS_TEXT = POSIX_SHELLS | FOREIGN_SHELLS | {"eval", "find", "trap", "su", "runuser"}
+
+# What `judge()` must do for a command name, as bit flags in one table: one dict lookup
+# per command instead of one per table.
+_CD = 1  # cd, pushd, popd, chdir: moves the simulated cwd
+_PATHS = 2  # has an option shape (option_table.SHAPES) or is `find`: check path words
+_WRITES = 4  # may write files named by its words (scan_writes.WRITERS)
+_RUNS = 16  # runs command text from its arguments (`bash -c`, eval, find -exec, ...)
+
+
+def _roles() -> dict[str, int]:
+    roles: dict[str, int] = {}
+    for flag, names in (
+        (_CD, CD_COMMANDS),
+        (_PATHS, {*SHAPES, "find"}),
+        (_WRITES, WRITERS),
+        (_RUNS, _RUNS_TEXT),
+    ):
+        for name in names:
+            roles[name] = roles.get(name, 0) | flag
+    return roles
+
+
+_ROLES = _roles()
+_DEFINERS = frozenset({"alias", "unalias", "hash", "unset"})
+_BUILTIN_WRAPPERS = frozenset({"builtin", "command"})
+_PYTHONS = frozenset({"python", "python3", "python2"})
+# Programs that, written right after a program the scanner does not know (`rtk rm -rf x`),
+# are taken to be what it runs: so deny rules, dirs and writes see them.
+_BEHIND_NAMES = """
+rm rmdir unlink shred mv cp ln dd chmod chown chgrp truncate tee touch mkdir install
+sed perl python python3 ruby node php bash sh zsh dash ksh eval exec sudo su doas env
+xargs curl wget nc ncat socat ssh scp rsync git tar zip unzip 7z cat kill pkill
+killall find docker kubectl
+"""
+_BEHIND = frozenset(_BEHIND_NAMES.split())
+
+
+class CommandJudge:
+    """Judges the simple commands of one bash text (see `judge`)."""
+
+    __slots__ = ("builder", "ctx", "depth", "resolver", "run_here", "shell")
+
+    def __init__(self, ctx: ScanContext, shell: BashShell, depth: int, run_here: RunHere) -> None:
+        self.ctx = ctx
+        self.builder = ctx.builder
+        self.resolver = ctx.resolver
+        self.shell = shell
+        self.depth = depth
+        self.run_here = run_here
+
+    def judge(
+        self,
+        words: list[Word],
+        cwds: Cwds,
+        *,
+        prefix: list[Word] | None = None,
+        redirects: list[str] | None = None,
+        writes: bool = False,
+        stdin: str | None = bash_nesting.NO_STDIN,
+        dynamic_words: bool = True,
+    ) -> Cwds:
+        """Record one simple command and scan what it touches; returns the cwds after it.
+
+        `words`: its words, name first (brace-expanded, redirect operands included);
+        `prefix`: its leading `VAR=x` assignments; `redirects`: the texts of the
+        redirects that apply to it (its own, then those of the compound commands around
+        it); `writes`: one of them writes a file; `stdin`: its here-document text (see
+        bash_nesting.shell). `dynamic_words=False` promises no word is dynamic.
+        """
+        builder = self.builder
+        resolver = self.resolver
+        head = words[0]
+        name = head.value
+        if not head.dynamic and (self.shell.aliases or self.shell.hashed or self.shell.functions):
+            handled, after = self.indirect(words, cwds, prefix, redirects, dynamic_words)
+            if handled:
+                return after
+        if name == "!" and len(words) > 1 and head.raw == "!":
+            # `! ! cmd`: tree-sitter reads the second `!` as a command name; it negates
+            return self.judge(words[1:], cwds, prefix=prefix, redirects=redirects, writes=writes, stdin=stdin)
+        index = 0
+        wrappers: tuple[str, ...] = ()
+        run_cwds = cwds
+        from_input = False
+        if len(words) > 1 and (name in FIRST_WORDS or name[:1] in "/\\"):
+            unwrapped = unwrap(words)
+            wrappers = tuple(unwrapped.wrappers)
+            from_input = unwrapped.from_input
+            what = wrappers[0] if wrappers else name
+            if unwrapped.problem:
+                builder.unknown(unwrapped.problem)
+            for path in unwrapped.paths:
+                resolver.check(path, cwds, what)
+            for path in unwrapped.creates:  # flock's lock file
+                resolver.check(path, cwds, what)
+                resolver.target(path, cwds)
+            if unwrapped.chdir is not None:
+                run_cwds = resolver.cd(unwrapped.chdir, cwds, "a wrapper's working directory")
+            for string in unwrapped.strings:  # `flock f -c CMD`, `nix-shell --run CMD`
+                if string.dynamic:
+                    builder.unknown(
+                        f"{program_name(words[unwrapped.index].value)} runs a dynamic string {string.raw}"
+                    )
+                else:
+                    self.ctx.nest("bash", string.value, run_cwds, self.depth + 1, what)
+            if unwrapped.joined:  # watch, parallel: the words are one command string
+                self.record(words, 0, program_name(name), prefix, redirects, run_cwds, (), dynamic_words)
+                joined = words[unwrapped.index : unwrapped.end]
+                # parallel's `::: a b` arguments are added to it (each job gets one)
+                joined += [w for w in words[unwrapped.end + 1 :] if not w.value.startswith(":::")]
+                bash_nesting.joined(joined, run_cwds, wrappers[-1], self.ctx, self.depth)
+                if from_input and unwrapped.end == len(words):
+                    builder.unknown(f"{wrappers[-1]} adds words from its input to {joined[0].raw}")
+                return cwds
+            if unwrapped.index:
+                index = unwrapped.index
+                head = words[index]
+                name = head.value
+                if unwrapped.package and not head.dynamic:
+                    name = package_name(name)
+        elif (
+            len(words) > 1
+            and not words[1].dynamic
+            and words[1].value in _BEHIND
+            and not head.dynamic
+            and not known(program_name(name))
+        ):
+            wrappers = (program_name(name),)  # an unknown program followed by a known one
+            index = 1
+            head = words[1]
+            name = head.value
+        real = words[index:] if index else words
+        if head.dynamic:
+            builder.unknown(f"dynamic command name {head.raw}")
+            # (`${X:-rm} x`, `rm${IFS}x`: what it most likely runs, for deny rules)
+            builder.pattern(" ".join(guess(" ".join(w.raw for w in real)).split()))
+        elif ("*" in name or "?" in name or "[" in name) and name != "[" and unquoted_glob(head):
+            builder.unknown(f"a glob in the command name {head.raw}")
+            rest = "".join(" " + w.shown() for w in real[1:])
+            for found in self.glob_names(head.value, run_cwds):
+                builder.pattern(found + rest)  # `/bin/r? x` may run `rm x`
+        elif "{" in head.raw and head.raw != head.value and brace_words(head.raw) != [head.raw]:
+            builder.unknown(f"a brace expansion in the command name {head.raw}")
+        if not head.dynamic and name[:1] in "/\\":
+            name = program_name(name)
+        role = _ROLES.get(name, 0)
+        if role & _CD and head.value == name and _BUILTIN_WRAPPERS.issuperset(wrappers):
+            # the shell's own cd (`builtin cd`, `command cd` too); `env cd`, `nice cd`,
+            # `/usr/bin/cd` run a program of that name, which moves no cwd of this shell
+            if writes:
+                self.record(words, index, name, prefix, redirects, cwds, wrappers, dynamic_words)
+            builder.seen = True
+            return self.cd(name, real[1:], run_cwds)
+        if name in ("source", ".") and not wrappers:
+            self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
+            return self.source(real[1:], run_cwds, stdin)
+        self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
+        if name in _DEFINERS:
+            self.define(name, real[1:])
+        if not role:
+            return cwds
+        args = real[1:]
+        if name in _PYTHONS and len(args) > 1 and args[0].value == "-m" and args[1].value in SHAPES:
+            # `python -m pip install -t DIR`, `python -m venv DIR`: the module's own options
+            module = args[1].value
+            self.files(module, args[2:], run_cwds, module in WRITERS, from_input)
+        elif role & _PATHS:
+            self.files(name, args, run_cwds, role & _WRITES != 0, from_input)
+        if name == "git":
+            GitCommand(self).check(args, run_cwds)
+        if role & _RUNS:
+            return self.runs(name, args, cwds, run_cwds, stdin)
+        return cwds
+
+    def indirect(
+        self,
+        words: list[Word],
+        cwds: Cwds,
+        prefix: list[Word] | None,
+        redirects: list[str] | None,
+        dynamic_words: bool,
+    ) -> tuple[bool, Cwds]:
+        """A name that stands for something else in this shell: an alias (its text with
+        the words after it, scanned here), a `hash -p` name (the program it names) or a
+        defined function (its body, scanned from these cwds). Records the command as
+        written, then returns (True, the cwds after what it stands for); (False, cwds)
+        when the name stands for itself."""
+        shell = self.shell
+        head = words[0]
+        name = head.value
+        text = shell.alias_of(head)
+        if text is not None:
+            self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
+            shell.expanding.add(name)
+            try:
+                return True, self.run_here(text + " " + rest_text(words[1:]), cwds, f"alias {name}")
+            finally:
+                shell.expanding.discard(name)
+        program = shell.hashed.get(name)
+        if program is not None and name not in shell.expanding:
+            self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
+            shell.expanding.add(name)
+            try:
+                hashed = Word.literal(program, head.start, head.end)
+                return True, self.judge([hashed, *words[1:]], cwds, prefix=prefix, redirects=redirects)
+            finally:
+                shell.expanding.discard(name)
+        body = shell.functions.get(name)
+        if body is not None and name not in shell.expanding:
+            self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
+            shell.expanding.add(name)
+            try:
+                return True, body(cwds, words[1:])
+            finally:
+                shell.expanding.discard(name)
+        return False, cwds
+
+    def define(self, name: str, args: list[Word]) -> None:
+        """`alias`, `unalias`, `hash`: record what the name will stand for afterwards."""
+        shell = self.shell
+        shell.defines(name, args)
+        for problem in shell.problems:
+            self.builder.unknown(problem)
+        shell.problems.clear()
+
+    def record(
+        self,
+        words: list[Word],
+        index: int,
+        name: str,
+        prefix: list[Word] | None,
+        redirects: list[str] | None,
+        cwds: Cwds,
+        wrappers: tuple[str, ...],
+        dynamic_words: bool,
+    ) -> None:
+        """Record the command's patterns: the whole (assignments, wrappers, words,
+        redirects) and, when something precedes the real command or its name was
+        normalised, the real command's own."""
+        # (Word.shown inlined: this runs for every word of every command)
+        shown = [w.raw if w.dynamic or w.raw == w.value else quoted(w.value) for w in words]
+        tail = " " + " ".join(redirects) if redirects else ""
+        if prefix:
+            lead = [w.shown() for w in prefix]
+            text = " ".join(lead + shown) + tail
+        else:
+            lead = []
+            text = " ".join(shown) + tail
+        inner = before = ""
+        if lead or index or name != shown[index]:
+            inner = " ".join([name, *shown[index + 1 :]]) + tail
+            before = " ".join(lead + shown[:index])
+        real = words[index:] if index else words
+        argv = [name]
+        for word in real[1:]:  # a plain loop: cheaper than a comprehension's frame on 3.11
+            argv.append(word.value)
+        dynamic = dynamic_words and any(word.dynamic for word in real)
+        self.builder.command(
+            text, argv, dynamic, wrappers, inner_text=inner, prefix_text=before, cwds=cwds or ()
+        )
+
+    def runs(self, name: str, args: list[Word], cwds: Cwds, run_cwds: Cwds, stdin: str | None) -> Cwds:
+        """Scan the command text `name` runs (a shell's -c string, eval's words...)."""
+        ctx = self.ctx
+        if name in POSIX_SHELLS:
+            bash_nesting.shell(name, args, run_cwds, stdin, ctx, self.depth)
+        elif name in FOREIGN_SHELLS:
+            bash_nesting.foreign(name, args, run_cwds, ctx, self.depth)
+        elif name == "eval":
+            return bash_nesting.evaluate(args, run_cwds, ctx, self.run_here)
+        elif name == "find":
+            self.find_exec(args, run_cwds)
+        elif name == "trap":
+            bash_nesting.trap(args, run_cwds, ctx, self.run_here)
+        else:
+            bash_nesting.su(name, args, run_cwds, ctx, self.depth)
+        return cwds
+
+    def files(self, name: str, args: list[Word], cwds: Cwds, writes: bool, from_input: bool) -> None:
+        """Check the files a command names (its shape's path words: operands, `-o FILE`,
+        `-C DIR`...) and report those it writes (see scan_writes.written).
+
+        `from_input`: it runs under xargs, which adds paths from its input.
+        """
+        resolver = self.resolver
+        targets: list[Target]
+        if name == "find":
+            paths = find_paths(args)
+            targets = find_writes(args)
+            operands = True
+        else:
+            shape = SHAPES[name]
+            operands = shape.operands != "none"
+            if (
+                writes
+                or shape.subcommands is not None
+                or shape.old_style
+                or any(w.value[:1] == "-" for w in args)
+            ):
+                parsed = read(shape, args)
+                paths = parsed.path_words()
+                targets = written(parsed) if writes else []
+            else:  # (the common case, `cat a b`: no option, nothing written)
+                targets = []
+                kind = shape.operands
+                paths = (
+                    args
+                    if kind == "all"
+                    else args[1:]
+                    if kind == "skip1"
+                    else args[:1]
+                    if kind == "first"
+                    else []
+                )
+        if from_input and (paths or operands):
+            self.builder.unknown(f"xargs passes paths from its input to {name}")
+        for word in paths:
+            if word.value != "{}" and not (word.dynamic and name == "git"):  # (`git log "$REV"`)
+                resolver.check(word, cwds, name)
+        for target in targets:
+            word = target.word
+            if not word.dynamic and word not in paths:  # `sed 'w /x'`, `git init /x`, `-v /:/h`
+                resolver.check(word, cwds, name)
+            if not target.read_only:
+                resolver.target(word, cwds, target.into, target.directory)
+        if from_input and writes:
+            self.builder.wrote("*")  # `xargs rm`: the files come from its input
+
+    @staticmethod
+    def glob_names(pattern: str, cwds: Cwds) -> list[str]:
+        """The program names a glob in a command name may expand to here (at most 32)."""
+        import glob
+
+        base = "" if pattern.startswith("/") or not cwds else cwds[0]
+        names: list[str] = []
+        try:
+            for path in glob.iglob(os.path.join(base, pattern)):
+                names.append(os.path.basename(path))
+                if len(names) >= 32:
+                    break
+        except (OSError, ValueError):
+            pass
+        return names
+
+    def source(self, args: list[Word], cwds: Cwds, stdin: str | None) -> Cwds:
+        """`source FILE` / `. FILE` runs the file's commands in this shell: they cannot be
+        seen (and may define functions, aliases, cwd), so the scan is unknown; except
+        `source /dev/stdin` fed a literal here-document or here-string, which is scanned."""
+        operands = [w for w in args if not (w.value.startswith("-") and not w.dynamic)]
+        target = operands[0] if operands else None
+        if (
+            target is not None
+            and not target.dynamic
+            and target.value in ("/dev/stdin", "/proc/self/fd/0")
+            and stdin is not None
+            and stdin is not bash_nesting.NO_STDIN
+        ):
+            return self.run_here(stdin, cwds, "source")
+        what = target.raw if target is not None else "no file"
+        if target is not None:
+            self.resolver.check(target, cwds, "source")
+        self.builder.unknown(f"source {what}: runs a file's commands in this shell, which cannot be seen")
+        return None
+
+    def cd(self, name: str, args: list[Word], cwds: Cwds) -> Cwds:
+        """The cwds after `cd`/`pushd`/`popd` (see PathResolver.cd)."""
+        operands = [w for w in args if not (w.value.startswith("-") and len(w.value) > 1 and not w.dynamic)]
+        stack = self.shell.dirs
+        if name == "popd":
+            if stack:
+                return stack.pop()
+            self.builder.unknown("popd without a matching pushd")
+            return None
+        if name == "pushd":
+            if not operands or operands[0].value[:1] in "+-":
+                self.builder.unknown("pushd without a directory rotates the directory stack")
+                return None
+            stack.append(cwds)
+        return self.resolver.cd(operands[0] if operands else None, cwds, name)
+
+    def find_exec(self, args: list[Word], cwds: Cwds) -> None:
+        """`find ... -exec CMD ARGS ;`: CMD is judged like any command."""
+        i = 0
+        n = len(args)
+        while i < n:
+            value = args[i].value
+            if value in ("-exec", "-execdir", "-ok", "-okdir"):
+                j = i + 1
+                while j < n and args[j].value not in (";", "+"):
+                    j += 1
+                sub = args[i + 1 : j]
+                if j >= n:
+                    self.builder.unknown(f"find {value} without a terminating ';' or '+'")
+                if sub:
+                    self.judge(list(sub), cwds)
+                i = j
+            i += 1

@@ -1,0 +1,113 @@
+"""The state of one simulated bash process that decides what a command name runs:
+aliases, `hash -p` entries, functions defined so far, git aliases set on the line.
+
+Owns: `BashShell` (recording those definitions from the commands that make them and
+saying what a name stands for). Must not touch: judging commands (bash_command.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from shellpilot.scanner.context import Cwds
+from shellpilot.scanner.words import Word, shown
+
+FunctionBody = Callable[[Cwds, "list[Word]"], Cwds]
+"""Scans a defined function's body as run from the given cwds with the given arguments
+(its `$1`, `$@`...); returns the cwds after."""
+
+_PARAMETERS = re.compile(r'"\$(?:\{)?([@*])(?:\})?"|\$(?:\{)?([@*#]|[0-9])(?:\})?')
+
+
+def with_arguments(text: str, args: list[Word]) -> str:
+    """A function body's `text` with its parameters replaced by the call's arguments
+    (`"$@"`, `$*`, `$1`, `${2}`, `$#`), each shown as one shell word."""
+    shown_args = [w.raw if w.dynamic else shown(w.value) for w in args]
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        if name in "@*":
+            return " ".join(shown_args)
+        if name == "#":
+            return str(len(args))
+        index = int(name)
+        if index == 0:
+            return match.group(0)
+        return shown_args[index - 1] if index <= len(args) else "''"
+
+    return _PARAMETERS.sub(one, text)
+
+
+class BashShell:
+    """One simulated bash process. A `bash -c` string starts a new one; `eval`, `trap`,
+    `source /dev/stdin`, alias expansions and function calls run in the same one.
+
+    `dirs`: the `pushd` stack. `aliases`: name -> replacement text (`alias ll='ls -l'`;
+    bash -c expands them only after `shopt -s expand_aliases`, zsh always: both count).
+    `hashed`: name -> program path (`hash -p /bin/rm del`). `functions`: name -> its
+    body's scanner. `git_aliases`: git alias name -> its value (`git config alias.x ..`,
+    earlier on the same line). `expanding`: the names being expanded now (bash never
+    expands an alias inside itself; a function calling itself is scanned once).
+    """
+
+    __slots__ = ("aliases", "dirs", "expanding", "functions", "git_aliases", "hashed", "problems")
+
+    def __init__(self) -> None:
+        self.dirs: list[Cwds] = []
+        self.aliases: dict[str, str] = {}
+        self.hashed: dict[str, str] = {}
+        self.functions: dict[str, FunctionBody] = {}
+        self.git_aliases: dict[str, str] = {}
+        self.expanding: set[str] = set()
+        self.problems: list[str] = []
+
+    def defines(self, name: str, args: list[Word]) -> None:
+        """Record what `alias`, `unalias`, `hash` and `unset -f` commands define or drop;
+        a definition whose text is dynamic goes to `problems` (the scan cannot follow it)."""
+        if name == "alias":
+            for word in args:
+                key, eq, value = word.value.partition("=")
+                if not eq or word.value.startswith("-"):
+                    continue
+                if word.dynamic:
+                    self.problems.append(f"alias with a dynamic value {word.raw}")
+                else:
+                    self.aliases[key] = value
+        elif name == "unalias":
+            for word in args:
+                if word.value == "-a":
+                    self.aliases.clear()
+                self.aliases.pop(word.value, None)
+        elif name == "hash":
+            values = [w.value for w in args]
+            if "-p" in values:
+                at = values.index("-p")
+                if len(args) > at + 2:
+                    program, alias = args[at + 1], args[at + 2]
+                    if program.dynamic or alias.dynamic:
+                        self.problems.append("hash -p with a dynamic path or name")
+                    else:
+                        self.hashed[alias.value] = program.value
+            elif "-r" in values:
+                self.hashed.clear()
+            elif "-d" in values:
+                for word in args:
+                    self.hashed.pop(word.value, None)
+        elif name == "unset" and any(w.value == "-f" for w in args):
+            for word in args:
+                self.functions.pop(word.value, None)
+
+    def alias_of(self, head: Word) -> str | None:
+        """The replacement text of an alias named by `head` (an unquoted literal word)."""
+        if head.dynamic or head.raw != head.value or head.value in self.expanding:
+            return None
+        return self.aliases.get(head.value)
+
+
+def rest_text(words: list[Word]) -> str:
+    """`words` as command text again (each shown by its value, quoted where needed)."""
+    return " ".join(w.shown() if not w.dynamic else w.raw for w in words)
+
+
+__all__ = ["BashShell", "FunctionBody", "rest_text", "shown"]

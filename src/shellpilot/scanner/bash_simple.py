@@ -1,0 +1,197 @@
+"""Bash simple commands as the walker meets them: words, assignments, redirects (its own,
+those after the list it ends, those of the compound commands around it), declarations,
+and what an `echo` or `printf` stage of a pipeline prints.
+
+Owns: `simple`, `declaration`, `printed_by` (a command node into a `CommandJudge.judge`
+call; functions of the `BashWalker` whose state they read). Must not
+touch: statements (bash_walk.py) or judging the command (bash_command.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from shellpilot.scanner.bash_nesting import NO_STDIN
+from shellpilot.scanner.bash_redirects import REDIRECTS
+from shellpilot.scanner.bash_words import expand_braces
+from shellpilot.scanner.context import Cwds
+from shellpilot.scanner.printed import printed
+from shellpilot.scanner.words import Word, plain_word, shown
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from shellpilot.scanner.bash_command import CommandJudge
+    from shellpilot.scanner.bash_redirects import RedirectReader
+    from shellpilot.scanner.bash_shell import BashShell
+    from shellpilot.scanner.bash_source import BashSource
+    from shellpilot.scanner.bash_words import WordReader
+    from shellpilot.scanner.scan_result import ScanBuilder
+
+
+class Walker(Protocol):
+    """What these functions read and set of the bash walker (`bash_walk.BashWalker`), named
+    here so this module needs no import of the walker that calls it."""
+
+    kinds: dict[int, str]
+    source: BashSource
+    builder: ScanBuilder
+    shell: BashShell
+    words: WordReader
+    judge: CommandJudge
+    attached: dict[tuple[int, int], list[Node]]
+    inherited: list[str]
+    piped: str | None
+
+    def redirect_reader(self) -> RedirectReader: ...
+    def stmt(self, node: Node, cwds: Cwds) -> Cwds: ...
+    def nested(self, node: Node, cwds: Cwds) -> None: ...
+
+
+def printed_by(w: Walker, node: Node) -> str | None:
+    """What a pipeline stage prints, when it is a literal `echo`/`printf` (else None)."""
+    if w.kinds[node.kind_id] != "command":
+        return None
+    argv: list[str] = []
+    for child in node.children:
+        kind = w.kinds[child.kind_id]
+        if kind == "command_name":
+            word = w.words.container(child, None)
+        elif kind in REDIRECTS or kind == "variable_assignment":
+            return None
+        elif child.is_named:
+            word = w.words.word(child, None)
+        else:
+            continue
+        if word.dynamic:
+            return None
+        argv.append(word.value)
+    return printed(argv)
+
+
+def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
+    """One simple command with its own redirects and those in `outer` (written after
+    it, or after the list or pipeline it ends)."""
+    kinds = w.kinds
+    source = w.source.text
+    words: list[Word] = []
+    prefix: list[Word] = []
+    grouped: list[Node] = []
+    texts: list[str] = []
+    writes = False
+    stdin: str | None = w.piped
+    dynamic = False  # some word is dynamic
+    if w.attached:
+        outer = [*outer, *w.attached.pop((node.start_byte, node.end_byte), [])]
+    for child in node.children:
+        kind = kinds[child.kind_id]
+        if kind == "command_name":
+            if child.start_byte == child.end_byte:
+                continue  # a MISSING name tree-sitter puts after `X=1 > f` (a syntax error)
+            if child.child_count != 1:
+                word = w.words.container(child, cwds)
+                words.append(word)
+                dynamic = dynamic or word.dynamic
+                continue
+            child = child.child(0)  # (no list of children built for one)
+            kind = kinds[child.kind_id]
+        elif kind != "word" and kind != "number":
+            if kind in REDIRECTS:
+                found = w.redirect_reader().read(child, cwds)
+                if found is not None:
+                    texts.append(found.text)
+                    writes = writes or found.writes
+                    if found.stdin is not NO_STDIN:
+                        stdin = found.stdin
+                    for word in found.words:
+                        words.append(word)
+                        dynamic = dynamic or word.dynamic
+            elif kind == "variable_assignment":
+                prefix.append(assignment(w, child, cwds))
+            elif kind == "subshell" or kind == "compound_statement":
+                grouped.append(child)  # `time (a && b)`: the group's commands stand alone
+            elif kind != "comment" and child.is_named:
+                word = w.words.word(child, cwds)
+                words.append(word)
+                dynamic = dynamic or word.dynamic
+            continue
+        if source is not None and (kind == "word" or (kind == "number" and not child.child_count)):
+            # The common case inlined (see WordReader.word): a plain ASCII word is its value.
+            # (A number can hold a substitution, `16#$(cmd)`: WordReader.word scans it.)
+            start = child.start_byte
+            end = child.end_byte
+            raw = source[start:end]
+            if "\\" not in raw:
+                words.append(plain_word(raw, start, end))
+                continue
+        word = w.words.word(child, cwds)
+        words.append(word)
+        dynamic = dynamic or word.dynamic
+    for redirect in outer:
+        found = w.redirect_reader().read(redirect, cwds)
+        if found is not None:
+            texts.append(found.text)
+            writes = writes or found.writes
+            if found.stdin is not NO_STDIN:
+                stdin = found.stdin
+            words.extend(found.words)
+            dynamic = dynamic or any(w.dynamic for w in found.words)
+    if w.inherited:
+        texts += w.inherited
+    w.builder.seen = True
+    if grouped:
+        inherited = w.inherited
+        w.inherited = texts
+        try:
+            for group in grouped:
+                w.stmt(group, cwds)
+        finally:
+            w.inherited = inherited
+        if len(words) == 1 and words[0].value in ("time", "coproc", "nohup"):
+            return cwds
+    if not words:
+        if writes:  # `X=1 > f`: a bare redirect
+            w.builder.command(" ".join([*(w.shown() for w in prefix), *texts]), [], False, cwds=cwds or ())
+        return cwds
+    for word in words:
+        if "{" in word.raw:
+            words = expand_braces(words, w.builder.unknown)
+            break
+    return w.judge.judge(
+        words, cwds, prefix=prefix, redirects=texts, writes=writes, stdin=stdin, dynamic_words=dynamic
+    )
+
+
+def assignment(w: Walker, node: Node, cwds: Cwds) -> Word:
+    """A `NAME=value` word before a command (`FOO=1 npm test`), its value normalised."""
+    w.nested(node, cwds)
+    raw = w.source.of(node)
+    name, eq, _ = raw.partition("=")
+    values = [c for c in node.children if c.is_named and w.kinds[c.kind_id] != "variable_name"]
+    if not eq or len(values) != 1 or "[" in name or "+" in name:
+        return Word(raw, raw, node.start_byte, node.end_byte, True, None)
+    value = w.words.word(values[0], cwds)
+    if value.dynamic:
+        return Word(raw, raw, node.start_byte, node.end_byte, True, None)
+    text = f"{name}={shown(value.value)}"
+    return Word(text, text, node.start_byte, node.end_byte, False, text)
+
+
+def declaration(w: Walker, node: Node, cwds: Cwds) -> None:
+    """`export X=1`, `declare -a x`, `local y`, `unset z`: recorded as commands."""
+    argv: list[str] = []
+    dynamic = False
+    for child in node.children:
+        if not child.is_named:
+            argv.append(w.kinds[child.kind_id])
+            continue
+        raw = w.source.of(child)
+        if "$" in raw or "`" in raw or "(" in raw:  # `declare x=<(cmd)` too
+            dynamic = True
+            w.nested(child, cwds)
+        argv.append(raw)
+    text = " ".join([*argv, *w.inherited])
+    w.builder.command(text, argv, dynamic, cwds=cwds or ())
+    if argv and argv[0] == "unset":
+        w.shell.defines("unset", [Word.literal(a) for a in argv[1:]])

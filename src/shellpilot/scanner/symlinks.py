@@ -1,0 +1,94 @@
+"""Where a path inside the project really is: symlinks below the project root followed.
+
+Owns: `Physical`, which finds the paths that a symlink inside the project takes
+elsewhere (`docs -> /outside`: `docs/id_rsa` is `/outside/id_rsa`). Must not touch:
+reporting (scan_paths.PathResolver decides what a result means) or parsing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+
+class Unresolvable(Exception):
+    """A symlink on a path could not be followed (a loop, a denied `/proc/1/root`)."""
+
+
+class Physical:
+    """Resolves paths inside one project (absolute, normalised `project`); results are
+    cached for the life of the instance (one scan)."""
+
+    __slots__ = ("_real", "_seen", "prefix", "project")
+
+    def __init__(self, project: str) -> None:
+        self.project = project
+        self.prefix = project if project.endswith("/") else project + "/"
+        self._real: str | None = None
+        self._seen: dict[str, str | None] = {}
+
+    def real_project(self) -> str:
+        """The project's own physical path (found once, on first need)."""
+        if self._real is None:
+            try:
+                self._real = os.path.realpath(self.project)
+            except (OSError, ValueError):
+                self._real = self.project
+        return self._real
+
+    def escape(self, path: str, joined: str | None = None) -> str | None:
+        """Where `path` (absolute, normalised, inside the project) really is, when a
+        symlink below the project root leads out of the project; `None` when it stays in
+        (or no symlink is on the way, or the rest does not exist).
+
+        `joined`: the path before normalisation when it holds `..`: the kernel resolves
+        `lnk/..` physically (the parent of the link's target), so that one is resolved
+        whole. Raises Unresolvable when a link cannot be followed.
+        """
+        if joined is not None and "/.." in joined:
+            whole = self._realpath(joined)
+            return None if self.keeps(whole) else whole
+        if path in self._seen:
+            return self._seen[path]
+        real = self._walk(path)
+        result = None if real is None or self.keeps(real) else real
+        self._seen[path] = result
+        return result
+
+    def keeps(self, real: str) -> bool:
+        """Whether physical path `real` is the project or inside it."""
+        top = self.real_project()
+        return (
+            real == top
+            or real.startswith(top.rstrip("/") + "/")
+            or real == self.project
+            or real.startswith(self.prefix)
+        )
+
+    def _walk(self, path: str) -> str | None:
+        """`path`'s physical location when a symlink lies on it below the project root,
+        else None (one `lstat` per component, stopping at the first missing one)."""
+        if not path.startswith(self.prefix):
+            return None
+        current = self.project.rstrip("/")
+        for part in path[len(self.prefix) :].split("/"):
+            current = current + "/" + part
+            try:
+                # (access() answers a missing path, the common case, without an exception)
+                if not os.access(current, os.F_OK, follow_symlinks=False):
+                    return None  # missing: nothing below it can be a link
+                mode = os.lstat(current).st_mode
+            except (OSError, ValueError):
+                return None
+            if stat.S_ISLNK(mode):
+                return self._realpath(path)
+            if not stat.S_ISDIR(mode):
+                return None
+        return None
+
+    @staticmethod
+    def _realpath(path: str) -> str:
+        try:
+            return os.path.realpath(path)
+        except (OSError, ValueError) as err:
+            raise Unresolvable(f"{path}: {err.strerror if isinstance(err, OSError) else err}") from err

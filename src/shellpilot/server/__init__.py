@@ -1,1 +1,0 @@
-"""shellpilot.server"""

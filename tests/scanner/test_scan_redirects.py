@@ -1,0 +1,172 @@
+"""Redirects belong to the command bash gives them to, and patterns are words as bash reads them.
+
+Each table row is checked against the real bash where the effect can be seen (the file a
+redirect writes, the argv a command gets), then against the scan.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from shellpilot.scanner.scan import scan
+
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    project = tmp_path / "proj"
+    (project / "src").mkdir(parents=True)
+    (project / ".git" / "hooks").mkdir(parents=True)
+    (project / "README").write_text("readme\n")
+    (project / "f").write_text("x\n")
+    return project
+
+
+# (command, the pattern that must carry the redirect, the file written)
+COMPOUND = [
+    ("echo x | cat > src/a.py", "cat > src/a.py", "src/a.py"),
+    ("ls && cat README > src/a.py", "cat README > src/a.py", "src/a.py"),
+    ("cat f | grep x >> .git/hooks/pre-commit", "grep x >> .git/hooks/pre-commit", ".git/hooks/pre-commit"),
+    ("true || false; ls | cat 2>&1 > out", "cat 2>&1 > out", "out"),
+    ("! cat f > out", "cat f > out", "out"),
+    ("{ cat f; } > out", "cat f > out", "out"),
+    ("(cat f) > out", "cat f > out", "out"),
+    ("for i in 1; do cat f; done > out", "cat f > out", "out"),
+    ("while false; do :; done; if true; then cat f; fi > out", "cat f > out", "out"),
+    ("case x in x) cat f;; esac > out", "cat f > out", "out"),
+    ("cd src && cat ../f > out", "cat ../f > out", "src/out"),
+]
+
+
+@needs_bash
+@pytest.mark.parametrize(("command", "pattern", "made"), COMPOUND)
+def test_a_redirect_belongs_to_the_command_it_applies_to(
+    proj: Path, tmp_path: Path, command: str, pattern: str, made: str
+) -> None:
+    ran = tmp_path / "ran"
+    shutil.copytree(proj, ran)
+    subprocess.run(["bash", "-c", command], cwd=ran, capture_output=True, timeout=10, check=False)
+    assert (ran / made).exists(), "bash must write the file for the row to mean anything"
+    result = scan(command, cwd=proj, project_dir=proj)
+    assert not result.unknown, result.reasons
+    assert pattern in result.patterns
+    assert str(proj / made) in result.writes
+    # the redirect is in the pattern, so the command is never the plain read-only text
+    assert all(
+        ">" in text for text in (c.text for c in result.commands) if text.startswith(pattern.split()[0])
+    )
+
+
+def test_every_command_of_a_redirected_group_carries_the_redirect(proj: Path) -> None:
+    result = scan("{ ls; cat f; } > out", cwd=proj, project_dir=proj)
+    assert list(result.patterns) == ["ls > out", "cat f > out"]
+    # a substitution's output is captured, not redirected
+    inner = scan("{ echo $(cat f); } > out", cwd=proj, project_dir=proj)
+    assert "cat f" in inner.patterns and "echo $(cat f) > out" in inner.patterns
+
+
+@pytest.mark.parametrize(
+    ("command", "pattern", "written"),
+    [
+        ("> f", "> f", "f"),
+        (">> f", ">> f", "f"),
+        ("{ > f; }", "> f", "f"),
+        ("( >> f )", ">> f", "f"),
+        ("X=1 > f", "X=1 > f", "f"),
+        ("{ cd src; } > f", "> f", "f"),
+        ("cd src > f", "cd src > f", "f"),
+    ],
+)
+def test_a_bare_redirect_is_a_command_that_writes(
+    proj: Path, command: str, pattern: str, written: str
+) -> None:
+    result = scan(command, cwd=proj, project_dir=proj)
+    # (tree-sitter cannot parse `X=1 > f`: a syntax error makes it unknown as well)
+    assert not result.unknown or command.startswith("X="), result.reasons
+    assert pattern in result.patterns
+    assert str(proj / written) in result.writes
+
+
+def test_a_bare_read_redirect_asks_nothing_of_its_own(proj: Path) -> None:
+    result = scan("< README", cwd=proj, project_dir=proj)
+    assert not result.patterns and not result.writes and not result.unknown
+
+
+# (command, argv bash runs, outside dir that must be reported)
+OPERANDS = [
+    ("rm -rf 2>/dev/null /outside", ["rm", "-rf", "/outside"], "/outside"),
+    ("rm 2>/dev/null -rf src", ["rm", "-rf", "src"], None),
+    ("cat 2>/dev/null ~/.ssh/id_rsa", ["cat", "~/.ssh/id_rsa"], None),
+    ("echo a > f b c", ["echo", "a", "b", "c"], None),
+    ("echo a >f b >g c", ["echo", "a", "b", "c"], None),
+    ("cat <<< x README", ["cat", "README"], None),
+    ("> f rm x", ["rm", "x"], None),
+]
+
+
+@pytest.mark.parametrize(("command", "argv", "outside"), OPERANDS)
+def test_redirects_among_operands_hide_no_operand(
+    proj: Path, command: str, argv: list[str], outside: str | None
+) -> None:
+    result = scan(command, cwd=proj, project_dir=proj)
+    [found] = result.commands
+    assert list(found.argv) == argv
+    assert " ".join(argv) in found.text
+    if outside is not None:
+        assert outside in result.dirs or "/" not in result.dirs
+        assert outside in result.writes
+
+
+def test_redirected_operands_reach_deny_rules_and_writes(proj: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    result = scan("rm -rf 2>/dev/null /outside", cwd=proj, project_dir=proj)
+    assert list(result.patterns) == ["rm -rf /outside 2> /dev/null"]  # matches `rm -rf *`
+    assert list(result.dirs) == ["/outside"]
+    ssh = scan(f"cat 2>/dev/null {home}/.ssh/id_rsa", cwd=proj, project_dir=proj)
+    assert str(home / ".ssh") in ssh.dirs
+    src = scan("rm 2>/dev/null -rf src", cwd=proj, project_dir=proj)
+    assert list(src.writes) == [str(proj / "src")]
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ("r\\\nm victim", ["rm", "victim"]),
+        ("rm\tvictim", ["rm", "victim"]),
+        ("'r''m' victim", ["rm", "victim"]),
+        ('"rm" "vic"tim', ["rm", "victim"]),
+        ("$'\\x72m' victim", ["rm", "victim"]),
+        ("$'r\\155' victim", ["rm", "victim"]),
+        ("\\r\\m victim", ["rm", "victim"]),
+        ("rm 'a b' c\\ d", ["rm", "a b", "c d"]),
+        ("rm \\\n  -f \\\n  x", ["rm", "-f", "x"]),
+        ('rm "a\\\nb"', ["rm", "ab"]),
+    ],
+)
+def test_words_are_normalised_as_bash_reads_them(
+    tmp_path: Path, proj: Path, command: str, argv: list[str]
+) -> None:
+    # bash runs a fake `rm` from PATH that records the argv it was given
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "rm"
+    fake.write_text('#!/bin/sh\nprintf \'%s\\0\' "$@" > "$OUT"\n')
+    fake.chmod(0o755)
+    out = tmp_path / "argv"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "OUT": str(out)}
+    subprocess.run(["bash", "-c", command], cwd=proj, env=env, capture_output=True, timeout=10, check=False)
+    assert out.read_text().split("\0")[:-1] == argv[1:], "bash must run rm with this argv"
+    result = scan(command, cwd=proj, project_dir=proj)
+    assert not result.unknown, result.reasons
+    [found] = result.commands
+    assert list(found.argv) == argv
+    assert shlex.split(found.text) == argv
+    assert found.always == "rm *"
+    assert list(result.patterns) == [found.text]

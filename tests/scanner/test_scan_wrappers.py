@@ -1,0 +1,121 @@
+"""Wrappers are peeled in general, and an unknown shape never hides what runs behind it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from shellpilot.scanner.scan import scan
+
+# (command, the real command's pattern, its always-pattern)
+WRAPPED = [
+    ("taskset -c 0 rm -rf src", "rm -rf src", "rm *"),
+    ("taskset 0x1 rm -rf src", "rm -rf src", "rm *"),
+    ("chrt 5 rm -rf src", "rm -rf src", "rm *"),
+    ("chrt -b 0 rm -rf src", "rm -rf src", "rm *"),
+    ("ionice -c3 rm -rf src", "rm -rf src", "rm *"),
+    ("ionice -c 2 -n 7 rm -rf src", "rm -rf src", "rm *"),
+    ("flock /tmp/l rm -rf src", "rm -rf src", "rm *"),
+    ("flock -w 5 /tmp/l rm -rf src", "rm -rf src", "rm *"),
+    ("flock /tmp/l -c 'rm -rf src'", "rm -rf src", "rm *"),
+    ("firejail --net=none rm -rf src", "rm -rf src", "rm *"),
+    ("busybox rm -rf src", "rm -rf src", "rm *"),
+    ("script -q -c 'rm -rf src' /dev/null", "rm -rf src", "rm *"),
+    ("nix-shell -p hello --run 'rm -rf src'", "rm -rf src", "rm *"),
+    ("direnv exec . rm -rf src", "rm -rf src", "rm *"),
+    ("parallel rm -rf ::: src", "rm -rf src", "rm *"),
+    ("uv run rm -rf src", "rm -rf src", "rm *"),
+    ("uv run --with requests rm -rf src", "rm -rf src", "rm *"),
+    ("npx -y rm -rf src", "rm -rf src", "rm *"),
+    ("pnpm dlx rm -rf src", "rm -rf src", "rm *"),
+    ("bunx rm -rf src", "rm -rf src", "rm *"),
+    ("poetry run rm -rf src", "rm -rf src", "rm *"),
+    ("sudo -u x nice -n 5 timeout 3 rm -rf src", "rm -rf src", "rm *"),
+    ("strace -f -o /dev/null rm -rf src", "rm -rf src", "rm *"),
+    ("xvfb-run -a rm -rf src", "rm -rf src", "rm *"),
+    ("rtk rm -rf src", "rm -rf src", "rm *"),
+]
+
+
+@pytest.mark.parametrize(("command", "inner", "always"), WRAPPED, ids=[w[0] for w in WRAPPED])
+def test_wrappers_are_peeled(tmp_path: Path, command: str, inner: str, always: str) -> None:
+    result = scan(command, cwd=tmp_path, project_dir=tmp_path)
+    assert inner in result.patterns, result.patterns
+    assert always in result.always
+    assert str(tmp_path / "src") in result.writes
+    # no always-pattern covers every command behind the wrapper (a wrapper that runs a
+    # string, `flock f -c STR`, keeps its own: the string's commands are patterns of their own)
+    if " -c " not in command and "--run" not in command and not command.startswith("parallel"):
+        assert not any(
+            a.count(" ") == 1 and a.endswith(" *") and not a.startswith("rm") for a in result.always
+        ), result.always
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize(
+    "command",
+    [
+        "taskset -c 0 rm -rf src",
+        "chrt -o 0 rm -rf src",
+        "ionice -c3 rm -rf src",
+        "flock lockfile rm -rf src",
+        "flock lockfile -c 'rm -rf src'",
+        "script -q -c 'rm -rf src' /dev/null",
+    ],
+)
+def test_bash_runs_the_wrapped_command(tmp_path: Path, command: str) -> None:
+    name = command.split()[0]
+    if shutil.which(name) is None:
+        pytest.skip(f"{name} is not installed")
+    (tmp_path / "src").mkdir()
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, timeout=20, check=False)
+    assert not (tmp_path / "src").exists(), "the wrapper must really run rm for the row to mean anything"
+    result = scan(command, cwd=tmp_path, project_dir=tmp_path)
+    assert "rm -rf src" in result.patterns and str(tmp_path / "src") in result.writes
+
+
+def test_flock_writes_its_lock_file_and_outside_dirs(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project = tmp_path / "p"
+    project.mkdir()
+    result = scan(f"flock {outside}/l rm -rf {outside}", cwd=project, project_dir=project)
+    assert str(outside) in result.dirs
+    assert str(outside / "l") in result.writes and str(outside) in result.writes
+    assert f"rm -rf {outside}" in result.patterns
+
+
+@pytest.mark.parametrize(
+    ("command", "always"),
+    [
+        ("rtk git status", "git status *"),
+        ("mytool build --fast", "mytool build *"),
+        ("./run.sh test x", "./run.sh test *"),
+        ("mytool --verbose", "mytool --verbose *"),
+    ],
+)
+def test_an_unknown_program_never_gets_a_catch_all_always(tmp_path: Path, command: str, always: str) -> None:
+    result = scan(command, cwd=tmp_path, project_dir=tmp_path)
+    assert always in result.always
+    assert f"{command.split()[0]} *" not in result.always
+
+
+def test_wrappers_that_run_nothing_are_the_command(tmp_path: Path) -> None:
+    for command, argv0 in [
+        ("taskset -p 1234", "taskset"),
+        ("flock 9", "flock"),
+        ("ionice -p 1", "ionice"),
+        ("chrt -m", "chrt"),
+        ("script out.log", "script"),
+    ]:
+        result = scan(command, cwd=tmp_path, project_dir=tmp_path)
+        assert [c.argv[0] for c in result.commands] == [argv0], command
+
+
+def test_python_dash_m_is_not_a_wrapper_but_reads_the_modules_options(tmp_path: Path) -> None:
+    result = scan("python -m pytest -x", cwd=tmp_path, project_dir=tmp_path)
+    assert list(result.patterns) == ["python -m pytest -x"]
+    assert list(result.always) == ["python -m pytest *"]
