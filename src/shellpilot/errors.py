@@ -122,15 +122,19 @@ class WorkdirNotFound(UsageError):
 
 
 class CommandNotFound(UsageError):
-    """No slash command has this name; ``suggestions`` lists close matches."""
+    """No slash command has this name; ``suggestions`` lists close matches, ``skipped`` the
+    load warnings (``path: skipped: why``) of files that would have given it the name."""
 
-    def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
+    def __init__(self, name: str, suggestions: Sequence[str] = (), skipped: Sequence[str] = ()) -> None:
         text = f'Command not found: "{name}".'
+        if skipped:
+            text += " A file for it was skipped: " + "; ".join(skipped) + "."
         if suggestions:
             text += " Did you mean: " + ", ".join(suggestions) + "?"
         super().__init__(text)
         self.name = name
         self.suggestions = list(suggestions)
+        self.skipped = list(skipped)
 
 
 class CommandArgumentError(UsageError):

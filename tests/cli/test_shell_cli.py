@@ -306,6 +306,18 @@ def test_timeout_flag_kills_the_command(repo: Path, db: sqlite3.Connection) -> N
     assert db.execute("SELECT count(*) FROM session").fetchone()[0] == 1  # none made for bad input
 
 
+@pytest.mark.parametrize(("command", "code"), [("true", 0), ("exit 4", 4), ("sleep 20", 143)])
+def test_a_silent_command_leaves_stdout_empty(
+    repo: Path, db: sqlite3.Connection, command: str, code: int
+) -> None:
+    args = ("--timeout", "300") if command.startswith("sleep") else ()
+    out = _sp("shell", *args, command, cwd=repo)
+    assert out.returncode == code
+    assert out.stdout == ""  # the model's "(no output)" and notes are not the command's bytes
+    (part,) = _tool_parts(db)
+    assert "(no output)" in part["state"]["output"]  # ...but the recorded part keeps them for the model
+
+
 def test_shell_true_imports_no_heavy_sdk(repo: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "shellpilot", "shell", "true"],

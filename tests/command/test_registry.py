@@ -88,6 +88,21 @@ async def test_not_found_suggests_close_names(project: Path) -> None:
     assert str(err.value) == 'Command not found: "revew". Did you mean: review?'
 
 
+async def test_not_found_names_the_file_that_was_skipped_for_it(project: Path) -> None:
+    bad = project / ".shellpilot" / "command" / "git" / "greet.md"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"---\ndescription: hi\n---\nHello \xff\n")
+    registry = CommandRegistry(project, load_config(project))
+    with pytest.raises(CommandNotFound) as err:
+        await registry.get("git/greet")
+    why = f"{bad}:4: skipped: not UTF-8 text (byte 0xff at column 7); save it as UTF-8"
+    assert err.value.skipped == [why]
+    assert str(err.value) == f'Command not found: "git/greet". A file for it was skipped: {why}.'
+    with pytest.raises(CommandNotFound) as other:
+        await registry.get("greeting")  # another name: the skipped file is not blamed
+    assert other.value.skipped == []
+
+
 async def test_cached_until_reload(project: Path) -> None:
     registry = CommandRegistry(project, load_config(project))
     assert [c.name for c in await registry.list()] == ["init", "review"]

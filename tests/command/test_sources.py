@@ -156,7 +156,7 @@ def test_unusable_files_are_skipped_with_path_and_line(tmp_path: Path) -> None:
         [
             f"{root / 'open.md'}:1: skipped: frontmatter starts with --- but never ends",
             f"{root / 'list.md'}:2: skipped: frontmatter must be a mapping of keys to values",
-            f"{root / 'binary.md'}: skipped: not UTF-8 text (byte 0)",
+            f"{root / 'binary.md'}:1: skipped: not UTF-8 text (byte 0xff at column 1); save it as UTF-8",
         ]
     )
 

@@ -517,8 +517,13 @@ def test_a_progress_bar_shows_live_on_a_terminal_before_its_line_ends(
         out, _ = proc.communicate(timeout=30)
     finally:
         os.close(master)
+        (project / "go").touch()  # a failed wait must not leave the command looping forever
         if proc.poll() is None:
-            proc.kill()
+            proc.terminate()  # SIGTERM: shellpilot stops its command's process group itself
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
     assert proc.returncode == 0, seen
     assert out.decode().strip() == "done"
     assert "\r\x1b[Kprogress 100%\r\n" in seen  # the live line redrawn with its final state

@@ -72,6 +72,13 @@ def test_sandbox_command_runs_like_the_bash_tool(project: Path) -> None:
     assert "read-only profile" in strict.stderr
 
 
+@needs_bwrap
+def test_sandbox_timeout_is_said_once_for_a_person(project: Path) -> None:
+    done = cli(project, "sandbox", "--timeout", "300", "--", "sh", "-c", "echo up; sleep 20")
+    assert done.returncode == 124 and done.stdout == "up\n"
+    assert done.stderr == "shellpilot: command timed out after 300 ms and was killed\n"
+
+
 def test_sandbox_command_refuses_when_no_sandbox_can_run(project: Path, tmp_path: Path) -> None:
     done = cli(project, "sandbox", "--", "touch", "x", env={"SHELLPILOT_BWRAP": str(tmp_path / "missing")})
     assert done.returncode == 1 and not (project / "x").exists()

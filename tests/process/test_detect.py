@@ -62,6 +62,9 @@ def test_missing_requested_shell_is_an_error(tmp_path: Path) -> None:
         detect_shell(str(tmp_path / "bash"))
     with pytest.raises(ShellNotFound, match="config"):
         detect_shell(configured=str(tmp_path / "zsh"))
+    # A missing path is missing whatever its name: not "unsupported" with a silent fallback.
+    with pytest.raises(ShellNotFound, match="config"):
+        detect_shell(configured="/no/such", environ={})
 
 
 def test_argv_passes_the_command_as_one_string() -> None:

@@ -189,3 +189,13 @@ def test_a_read_only_store_reads_and_refuses_writes_saying_what_to_do(tmp_path: 
     with SessionStore(tmp_path / "missing.db", read_only=True) as empty:
         assert empty.list_sessions() == []
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_a_data_dir_that_cannot_be_made_says_what_to_do(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StorageError) as err:
+        SessionStore(blocker / "data" / "shellpilot.db")
+    message = str(err.value)
+    assert message.startswith(f"cannot create the data directory {blocker / 'data'}: Not a directory;")
+    assert "--data-dir DIR or SHELLPILOT_DATA_DIR" in message and "[Errno" not in message

@@ -26,12 +26,15 @@ class LiveEcho:
     where the window slid past lines between two previews, ``[...]`` marks the gap and
     the window's first line is dropped (a window that is one single line still starts
     mid-line). ``finish(final)`` writes what is left, including a last line without a newline.
+    ``raw=True`` promises raw chunks (the runner's ``on_data`` always delivers them): previews
+    and ``finish`` then write nothing, so a command that prints nothing leaves the terminal
+    empty instead of showing the model's ``(no output)`` and notes.
     """
 
-    def __init__(self, text_out: TextIO, raw_out: BinaryIO | None = None) -> None:
+    def __init__(self, text_out: TextIO, raw_out: BinaryIO | None = None, *, raw: bool = False) -> None:
         self._text = text_out
         self._raw = raw_out
-        self.raw_mode = False
+        self.raw_mode = raw
         self.ends_with_newline = True
         self.wrote_anything = False
         self.closed = False

@@ -7,6 +7,7 @@ Must not touch: what any option does, or the help texts themselves (each command
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
@@ -49,7 +50,18 @@ def _plain(params: list[Any]) -> list[Any]:
     return params
 
 
+def _one_line_summary(command: Any) -> None:
+    """Give a command listed in its group's help a one-paragraph summary with its line breaks
+    joined: typer's rich listing keeps a docstring's hard wraps, which breaks a table cell
+    mid-sentence ("the shell" / "that will be used")."""
+    if command is None or command.short_help or not command.help:
+        return
+    first = inspect.cleandoc(command.help).partition("\f")[0].split("\n\n")[0]
+    command.short_help = " ".join(first.split())
+
+
 def _plain_command(command: Any) -> Any:
+    _one_line_summary(command)
     if type(command) is TyperCommand:
         command.__class__ = PlainCommand
     elif type(command) is TyperGroup:

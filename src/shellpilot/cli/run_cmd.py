@@ -424,7 +424,9 @@ def register(app: typer.Typer) -> None:
         before them to pass one of these options on). -m wins over a command's own model.
 
         Exit status: 0 when the turn succeeded, 130 after Ctrl-C (143 after SIGTERM),
-        3 for provider errors, 4 when a permission was rejected, 1 otherwise.
+        2 for a usage or config error, 3 for provider errors, 4 when a permission was
+        rejected, 5 when the session is missing or busy, 6 when the store cannot be
+        written, 1 otherwise.
         """
         if output_format not in ("text", "json"):
             raise UsageError(f"--format must be text or json, not {output_format!r}.")

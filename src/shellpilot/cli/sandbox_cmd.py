@@ -117,8 +117,11 @@ def run_sandboxed(
         sys.stdout.write("\n")
         sys.stdout.flush()
     for note in result.notes:
-        if not note.startswith("Exit code:"):
-            sys.stderr.write(f"shellpilot: {note}\n")
+        if note.startswith("Exit code:"):
+            continue
+        if result.timed_out and note.startswith("shellpilot terminated"):
+            note = f"command timed out after {timeout} ms and was killed"  # as `shellpilot shell` says it
+        sys.stderr.write(f"shellpilot: {note}\n")
     sys.stderr.flush()
     return exit_status(result)
 
@@ -144,10 +147,13 @@ def register(app: typer.Typer) -> None:
         ] = None,
         allow: Annotated[
             list[str] | None,
-            typer.Option("--allow", help="Also make this path writable (repeatable), as if granted."),
+            typer.Option(
+                "--allow", metavar="PATH", help="Also make this path writable (repeatable), as if granted."
+            ),
         ] = None,
         timeout: Annotated[
-            int | None, typer.Option("--timeout", help="Kill the command after MS milliseconds.")
+            int | None,
+            typer.Option("--timeout", metavar="MS", help="Kill the command after MS milliseconds."),
         ] = None,
         directory: DirOption = None,
         trust: TrustOption = False,

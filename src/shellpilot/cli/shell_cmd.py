@@ -213,7 +213,7 @@ def run_shell(
             sys.stderr.write(warning + "\n")
             sys.stderr.flush()
         session = _pick_session(ctx, session_id, cont, command, dir_given=directory is not None)
-        echo = LiveEcho(sys.stdout, getattr(sys.stdout, "buffer", None))
+        echo = LiveEcho(sys.stdout, getattr(sys.stdout, "buffer", None), raw=True)
         code, part = asyncio.run(_run(ctx, session, command, timeout, echo))
         if part is None:
             return code

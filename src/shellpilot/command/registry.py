@@ -78,6 +78,15 @@ def _load_dir(path: Path, flavour: str, trusted: bool, wrap: Wrap = _plain) -> L
     return load_markdown_dir(path, "shellpilot", trusted=trusted, parse=markdown)
 
 
+def _file_leaf(path: str | None) -> str | None:
+    """The last part of the name a command file would give: ``git/commit.md`` -> ``commit``,
+    ``deploy/SKILL.md`` -> ``deploy``; None without a path."""
+    if path is None:
+        return None
+    file = Path(path)
+    return file.parent.name if file.name == "SKILL.md" else file.name.split(".", 1)[0]
+
+
 def _skill_beats_command(skill: Command, command: Command) -> bool:
     """Claude Code's rule: its skill wins over its command file of the same name."""
     return (
@@ -287,7 +296,11 @@ class CommandRegistry:
         if found is not None:
             return found
         candidates = list(names) + list(self._qualified)
-        raise CommandNotFound(key, difflib.get_close_matches(key, candidates, n=3, cutoff=0.5))
+        leaf = key.replace(":", "/").rsplit("/", 1)[-1]
+        skipped = [
+            str(w) for w in self.warnings if w.message.startswith("skipped") and _file_leaf(w.path) == leaf
+        ]
+        raise CommandNotFound(key, difflib.get_close_matches(key, candidates, n=3, cutoff=0.5), skipped)
 
     def reload(self) -> None:
         """Forget what was loaded; the next query reads files (and MCP prompts) again."""

@@ -107,12 +107,12 @@ def detect_shell(
             continue
         name = shell_name(candidate)
         kind = _kind(name)
-        if kind is None:
-            notes.append(f"{candidate} ({source}) is not a supported shell")
-            continue
         path = _resolve(candidate)
         if path is None:
             raise ShellNotFound(candidate, f"It was set as the {source} shell.")
+        if kind is None:
+            notes.append(f"{candidate} ({source}) is not a supported shell")
+            continue
         return ShellChoice(path, name, kind, source, "; ".join(notes))
     login = env.get("SHELL", "")
     if login:

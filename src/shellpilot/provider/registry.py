@@ -32,7 +32,9 @@ SETUP_HELP = (
     "Configure a model in one of these ways:\n"
     "  - export OPENAI_API_KEY=sk-...  and use --model openai/gpt-4o-mini\n"
     "  - export ANTHROPIC_API_KEY=sk-ant-...  and use --model anthropic/claude-sonnet-4-5\n"
-    "  - an OpenAI-compatible server (Ollama, vLLM, llama.cpp) in shellpilot.json:\n"
+    "  - an OpenAI-compatible server (Ollama, vLLM, llama.cpp) in your user config,\n"
+    "    $SHELLPILOT_CONFIG_DIR/shellpilot.json or ~/.config/shellpilot/shellpilot.json\n"
+    "    (a project's own shellpilot.json may set base_url only when trusted: --trust):\n"
     '      {"provider": {"local": {"type": "openai", "base_url": "http://localhost:11434/v1"}},\n'
     '       "model": "local/llama3.2"}'
 )

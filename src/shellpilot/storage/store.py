@@ -95,7 +95,16 @@ class SessionStore(Reads):
         if read_only:
             return
         with self._guard("open the session store"):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                if space.is_full(exc):
+                    raise
+                raise StorageError(
+                    f"cannot create the data directory {self.path.parent}: {exc.strerror or exc}; "
+                    "choose one that can be created or written with --data-dir DIR or SHELLPILOT_DATA_DIR",
+                    path=str(self.path),
+                ) from exc
             db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False, timeout=10)
             self._db = db
             db.execute("PRAGMA busy_timeout = 10000")

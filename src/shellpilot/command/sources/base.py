@@ -91,7 +91,15 @@ def read_text(path: Path) -> str | LoadWarning:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        return LoadWarning(f"skipped: not UTF-8 text (byte {exc.start})", str(path))
+        before = exc.object[: exc.start]
+        line = before.count(b"\n") + 1
+        column = exc.start - (before.rfind(b"\n") + 1) + 1
+        return LoadWarning(
+            f"skipped: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at column {column}); "
+            "save it as UTF-8",
+            str(path),
+            line,
+        )
     except OSError as exc:
         return LoadWarning(f"skipped: cannot read ({exc.strerror})", str(path))
     nul = text.find("\0")
