@@ -15,7 +15,7 @@ from pathlib import Path
 
 from shellpilot.permission.expansion import glob_is_safe, has_brace_expansion, has_glob, masked_words
 from shellpilot.permission.flags import FlagSpec, parse, words
-from shellpilot.permission.sedscript import is_safe_script
+from shellpilot.scanner.sedscript import is_safe_script
 
 _GLOB = re.compile(r"[*?\[]")
 
