@@ -361,10 +361,16 @@ def test_session_with_another_projects_dir_is_a_usage_error(
     assert same.returncode == 0 and same.stdout == f"{repo.resolve()}\n"
 
 
-@pytest.mark.parametrize("configured", ["/usr/bin/fish", "python3"])
+@pytest.mark.parametrize("configured", ["fish-path", "python3"])
 def test_a_refused_configured_shell_is_named_in_a_warning(
     tmp_path: Path, configured: str, db: sqlite3.Connection
 ) -> None:
+    if configured == "fish-path":  # an installed but unsupported shell (a missing one is an error)
+        fish = tmp_path / "bin" / "fish"
+        fish.parent.mkdir()
+        fish.write_text("#!/bin/sh\nexit 0\n")
+        fish.chmod(0o755)
+        configured = str(fish)
     project = tmp_path / "proj"
     project.mkdir()
     (project / "shellpilot.json").write_text(json.dumps({"shell": {"path": configured}}))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from shellpilot.permission.readonly import READ_ONLY_COMMANDS, is_read_only, plain_command_text
-from shellpilot.permission.sedscript import is_safe_script
+from shellpilot.scanner.sedscript import is_safe_script
 
 READ_ONLY = [
     "ls",

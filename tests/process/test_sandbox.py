@@ -332,7 +332,8 @@ def test_git_layout_of_a_worktree_protects_the_shared_config_and_hooks(repo: Pat
 
 
 def test_outside_any_repository_a_git_init_cannot_leave_hooks(project: Path) -> None:
-    assert git_layout(project) == ((), (project / ".git" / "hooks", project / ".git" / "config"))
+    # The whole .git is protected (its hooks and config with it), and HEAD (a bare repository).
+    assert git_layout(project) == ((), (project / ".git", project / "HEAD"))
 
 
 def test_can_write_follows_writable_protected_and_granted(project: Path, outputs: Path) -> None:

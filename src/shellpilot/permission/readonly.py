@@ -24,7 +24,7 @@ from shellpilot.permission.expansion import (
     without_null_redirects,
 )
 from shellpilot.permission.flags import FlagSpec, parse, words
-from shellpilot.permission.sedscript import is_safe_script
+from shellpilot.scanner.sedscript import is_safe_script
 
 _GLOB = re.compile(r"[*?\[]")
 

@@ -15,7 +15,8 @@ from shellpilot.errors import SandboxUnavailable
 from shellpilot.process.bwrap import find_mechanism, warn_unavailable
 from shellpilot.process.child import spawn
 from shellpilot.process.denial import denial_note, find_denial
-from shellpilot.process.sandbox import SandboxProfile, Wrapped, set_aside, wrap
+from shellpilot.process.gitlinks import set_aside_planted, snapshot
+from shellpilot.process.sandbox import SandboxProfile, Wrapped, restore_links, set_aside, wrap
 
 
 def sandboxed(profile: SandboxProfile | None, argv: list[str], cwd: Path) -> Wrapped | None:
@@ -29,7 +30,10 @@ def sandboxed(profile: SandboxProfile | None, argv: list[str], cwd: Path) -> Wra
             raise SandboxUnavailable(mechanism.reason, mechanism.fix)
         warn_unavailable(mechanism)
         return None
-    return wrap(profile, argv, cwd=cwd, bwrap=mechanism.path)
+    wrapped = wrap(profile, argv, cwd=cwd, bwrap=mechanism.path)
+    if profile.writable:
+        wrapped.checkouts = snapshot(Path(os.path.realpath(cwd)))
+    return wrapped
 
 
 def launch(
@@ -62,10 +66,13 @@ def sandbox_notes(
     cwd: Path,
     failed: bool,
 ) -> tuple[list[str], tuple[str, ...]]:
-    """Notes after a sandboxed run: protected paths it created (set aside) and, when the
+    """Notes after a sandboxed run: protected paths and submodule git dirs it created (set
+    aside) and, when the
     command ``failed`` (exited non-zero), what the sandbox blocked; plus what to ask for to
     let it through (``Denial.request``)."""
-    notes = set_aside(wrapped.missing)
+    notes = [*set_aside(wrapped.missing), *restore_links(wrapped.links)]
+    if wrapped.checkouts is not None:
+        notes += set_aside_planted(wrapped.checkouts)
     if not failed:
         return notes, ()
     denial = find_denial(profile, text, cwd)

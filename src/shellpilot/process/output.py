@@ -7,6 +7,7 @@ text. Must not touch: processes, permissions, the event loop (the runner feeds i
 from __future__ import annotations
 
 import enum
+import os
 import shlex
 from collections import deque
 from dataclasses import dataclass, field
@@ -136,12 +137,32 @@ def _utf8_start(data: bytes, start: int) -> int:
     return cut
 
 
+_CREATE_TRIES = 100
+
+
+def create_new(path: Path) -> tuple[BinaryIO, Path]:
+    """Open a file that did not exist before for writing (mode 0600): ``path``, else
+    ``path-1``, ``path-2``... Never follows a symlink nor reuses an existing file, since a
+    sandboxed command may write the folder and plant one there (pointing at ``~/.bashrc``)
+    for shellpilot, which runs unsandboxed, to write through. Raises OSError."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for n in range(_CREATE_TRIES):
+        candidate = path if n == 0 else path.with_name(f"{path.name}-{n}")
+        try:
+            fd = os.open(candidate, flags, 0o600)
+        except FileExistsError:
+            continue
+        return os.fdopen(fd, "wb", buffering=0), candidate
+    raise FileExistsError(f"{path} and {_CREATE_TRIES - 1} suffixed names exist already")
+
+
 class OutputBuffer:
     """Takes a command's output in chunks and keeps memory bounded whatever its size.
 
     While the output fits ``limits`` every byte stays in memory. The first chunk that
     goes over switches to SPILLING: everything so far and every later byte is written,
-    byte-exact, to ``spill_path`` (created with its folder then), while memory keeps only
+    byte-exact, to ``spill_path`` (created with its folder then; a new file, see
+    ``create_new``, so ``spill_path`` may end up suffixed), while memory keeps only
     the first ``head_bytes`` and a rolling tail. The file stops at ``max_spill_bytes``
     (exactly that size; later bytes are still counted and kept in the tail, and the marker
     says the file is capped). ``finish()`` renders the text: head
@@ -217,7 +238,7 @@ class OutputBuffer:
         self._head = everything[: self.limits.head_bytes]
         try:
             self.spill_path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.spill_path, "wb", buffering=0)  # noqa: SIM115 - closed in close()
+            self._file, self.spill_path = create_new(self.spill_path)
         except OSError as exc:
             self._spill_error = f"{type(exc).__name__}: {exc}"
         self._write(everything)

@@ -29,7 +29,7 @@ from shellpilot.process.detect import ShellChoice, detect_shell
 from shellpilot.process.launch import launch, sandbox_notes, sandboxed
 from shellpilot.process.output import OutputBuffer, OutputLimits
 from shellpilot.process.process_group import group_members, terminate_group
-from shellpilot.process.sandbox import SandboxProfile, Wrapped
+from shellpilot.process.sandbox import SandboxProfile, Wrapped, scrubbed_env
 from shellpilot.process.subreaper import (
     RUN_ENV,
     become_subreaper,
@@ -423,7 +423,7 @@ async def run(
     wrapped: Wrapped | None = None
     if abort is None or not abort.is_set():
         token = run_token()
-        child_env = build_env(cfg.shell, {**(env or {}), RUN_ENV: token})
+        child_env = build_env(cfg.shell, {**(env or {}), RUN_ENV: token}, scrubbed_env() if sandbox else None)
         argv = choice.argv(command)
         try:
             wrapped = sandboxed(sandbox, argv, workdir)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from shellpilot.scanner import bash_nesting
+from shellpilot.scanner.argument_commands import runs_from_arguments
 from shellpilot.scanner.arity import known
 from shellpilot.scanner.bash_git import GitCommand
 from shellpilot.scanner.bash_nesting import RunHere
@@ -188,6 +189,9 @@ class CommandJudge:
         self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
         if name in _DEFINERS:
             self.define(name, real[1:])
+        hidden = runs_from_arguments(name, real[1:])
+        if hidden is not None:
+            builder.unknown(hidden)
         if not role:
             return cwds
         args = real[1:]

@@ -270,7 +270,7 @@ async def admit(
 
 def escalation_targets(requested: Sequence[str], cwd: Path) -> list[str]:
     """What a ``sandbox_allow`` list asks for: ``network`` and ``unsandboxed`` as is; each path made absolute
-    (``~`` expanded, relative to ``cwd``) and, when it does not exist, replaced by its
+    (``~`` expanded, relative to ``cwd``, symlinks resolved) and, when it does not exist, replaced by its
     nearest existing parent (a bind mount needs an existing source), so the ask names
     exactly what would become writable. Raises UsageError for an empty entry."""
     from shellpilot.process.denial import grantable
@@ -284,7 +284,9 @@ def escalation_targets(requested: Sequence[str], cwd: Path) -> list[str]:
             out[text.lower()] = None
             continue
         path = Path(os.path.expanduser(text))
-        path = Path(os.path.normpath(path if path.is_absolute() else cwd / path))
+        # Resolved: a link in the project (which the command may re-point) must be asked
+        # and granted as the folder it reaches, or the user would see a harmless name.
+        path = Path(os.path.realpath(path if path.is_absolute() else cwd / path))
         out[str(grantable(path))] = None
     return list(out)
 

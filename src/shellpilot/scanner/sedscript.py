@@ -18,13 +18,15 @@ _NUMBERED = set("qQlL")
 _S_FLAGS = set("gpiImM0123456789")
 
 
-def is_safe_script(script: str) -> bool:
+def is_safe_script(script: str, *, files_ok: bool = False) -> bool:
     """True when ``script`` cannot write files, read other files or run commands.
 
     Rejects the ``e`` command and ``s///e`` flag (run a command), ``w``/``W`` and
     ``s///w`` (write a file), ``r``/``R`` (read another file) and anything unknown.
+    ``files_ok=True`` accepts the file commands (``w``, ``W``, ``r``, ``R``, ``s///w``),
+    for a caller that sees their files itself: then only running commands is rejected.
     """
-    walker = _Walker(script)
+    walker = _Walker(script, files_ok=files_ok)
     try:
         return walker.run()
     except IndexError:
@@ -32,9 +34,10 @@ def is_safe_script(script: str) -> bool:
 
 
 class _Walker:
-    def __init__(self, script: str) -> None:
+    def __init__(self, script: str, *, files_ok: bool = False) -> None:
         self.s = script
         self.i = 0
+        self.files_ok = files_ok
 
     def peek(self) -> str:
         return self.s[self.i] if self.i < len(self.s) else ""
@@ -110,6 +113,9 @@ class _Walker:
             self.i -= 1  # the closing delimiter of the regex opens the replacement
             self.delimited(delim)
             while self.peek() and self.peek() not in " \t\n;}":
+                if self.files_ok and self.peek() == "w":  # s///w FILE: the file is the rest of the line
+                    self.skip_to_end_of_command(stop_at_semicolon=False)
+                    return True
                 if self.peek() not in _S_FLAGS:
                     return False
                 self.i += 1
@@ -121,6 +127,9 @@ class _Walker:
             self.delimited(delim)
             self.i -= 1
             self.delimited(delim)
+            return True
+        if self.files_ok and ch in "wWrR":  # FILE is the rest of the line
+            self.skip_to_end_of_command(stop_at_semicolon=False)
             return True
         return False  # e, w, W, r, R, v and anything unknown
 

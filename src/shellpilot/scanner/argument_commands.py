@@ -1,0 +1,227 @@
+"""Programs that run commands given inside their arguments: awk's `system()` and pipes, sed's
+`e`, ssh's `ProxyCommand`, vim's `-c '!cmd'`, tar's `--use-compress-program`, rsync's `-e`.
+
+Owns: `runs_from_arguments(name, args)`, the reason such an invocation makes the scan
+`unknown` (what it runs is text of another language, which the scanner does not read).
+Must not touch: shells' own `-c` text (bash_nesting.py scans that) or interpreters' inline
+code (`python -c`): a rule for `python *` already sees that one program runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from shellpilot.scanner.sedscript import is_safe_script
+from shellpilot.scanner.words import Word
+
+_AWK_VALUE_OPTIONS = frozenset({"-F", "-v", "--field-separator", "--assign"})
+_AWK_PROGRAM_OPTIONS = frozenset({"-e", "--source"})
+_AWK_FILE_OPTIONS = frozenset({"-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load"})
+_AWK_RUNS = re.compile(r"system|(?<!\|)\|(?!\|)")
+"""awk text that may start a process: `system(`, `print | "cmd"`, `"cmd" | getline`, `|&`."""
+
+
+def _awk(args: Sequence[Word]) -> str | None:
+    programs: list[str] = []
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word.dynamic:
+            return "awk with a dynamic word: its program may run commands"
+        text = word.value
+        if text == "--":
+            index += 1
+            break
+        name, eq, attached = text.partition("=") if text.startswith("--") else (text[:2], "", text[2:])
+        if name in _AWK_FILE_OPTIONS:
+            return f"awk {name} loads a program file, which may run commands"
+        if name in _AWK_PROGRAM_OPTIONS or name in _AWK_VALUE_OPTIONS:
+            value = attached if (eq or attached) else (args[index + 1].value if index + 1 < len(args) else "")
+            if name in _AWK_PROGRAM_OPTIONS:
+                programs.append(value)
+            index += 1 if (eq or attached) else 2
+            continue
+        if text.startswith("-") and text != "-":
+            index += 1
+            continue
+        break
+    if not programs and index < len(args):
+        if args[index].dynamic:
+            return "awk with a dynamic program, which may run commands"
+        programs.append(args[index].value)
+    for program in programs:
+        if _AWK_RUNS.search(program):
+            return "awk program runs commands (system() or a pipe to or from a command)"
+    return None
+
+
+def _sed(args: Sequence[Word]) -> str | None:
+    scripts: list[str] = []
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word.dynamic:
+            return "sed with a dynamic word: its script may run commands"
+        text = word.value
+        following = args[index + 1].value if index + 1 < len(args) else ""
+        index += 1
+        if text == "--":
+            break
+        if text.startswith("--"):
+            name, eq, value = text.partition("=")
+            if name == "--file":
+                return "sed --file reads a script file, which may run commands"
+            if name == "--expression":
+                scripts.append(value if eq else following)
+                index += 0 if eq else 1
+            elif name == "--line-length" and not eq:
+                index += 1
+            continue
+        if not text.startswith("-") or text == "-":
+            index -= 1
+            break
+        for position, letter in enumerate(text[1:], start=1):
+            rest = text[position + 1 :]
+            if letter == "f":
+                return "sed -f reads a script file, which may run commands"
+            if letter in "el":
+                if letter == "e":
+                    scripts.append(rest or following)
+                index += 0 if rest else 1
+                break
+            if letter == "i":
+                break  # -i[SUFFIX]: the rest of the word is the backup suffix
+    if not scripts and index < len(args):
+        if args[index].dynamic:
+            return "sed with a dynamic script, which may run commands"
+        scripts.append(args[index].value)
+    for script in scripts:
+        if not is_safe_script(script, files_ok=True):  # its w/r files are scan_writes' and paths'
+            return "sed script runs commands (e, s///e) or is not understood"
+    return None
+
+
+_SSH_COMMAND_KEYS = frozenset({"proxycommand", "localcommand", "knownhostscommand", "match"})
+"""ssh_config keys whose value ssh runs on this machine (`Match exec` runs one too)."""
+
+
+def _ssh(args: Sequence[Word]) -> str | None:
+    for index, word in enumerate(args):
+        if word.dynamic:
+            return "ssh with a dynamic word: an option may run a local command"
+        text = word.value
+        option = ""
+        if text == "-o" and index + 1 < len(args):
+            option = args[index + 1].value
+        elif text.startswith("-o") and len(text) > 2:
+            option = text[2:]
+        elif text == "-F" or (text.startswith("-F") and len(text) > 2):
+            return "ssh -F reads a config file, which may run local commands (ProxyCommand...)"
+        key = re.split(r"[\s=]", option.strip(), maxsplit=1)[0].lower() if option else ""
+        if key in _SSH_COMMAND_KEYS:
+            return f"ssh -o {key} runs a local command"
+    return None
+
+
+def _scp(args: Sequence[Word]) -> str | None:
+    for word in args:
+        if word.value == "-S" or (
+            word.value.startswith("-") and not word.value.startswith("--") and "S" in word.value
+        ):
+            return "scp -S runs the given program instead of ssh"
+    return _ssh(args)
+
+
+def _rsync(args: Sequence[Word]) -> str | None:
+    for word in args:
+        text = word.value
+        if word.dynamic:
+            return "rsync with a dynamic word: -e may run a local command"
+        if (
+            text in ("-e", "--rsh")
+            or text.startswith("--rsh=")
+            or (text.startswith("-") and not text.startswith("--") and "e" in text[1:])
+        ):
+            return "rsync -e/--rsh runs the given command"
+    return None
+
+
+_VIM_RUNS = frozenset({"-c", "--cmd", "-S", "-s", "-u", "-U", "-x"})
+
+
+def _vim(args: Sequence[Word]) -> str | None:
+    for word in args:
+        text = word.value
+        if word.dynamic:
+            return "an editor with a dynamic word: its commands may run programs"
+        if text.startswith("+") or text in _VIM_RUNS or text.startswith("--cmd"):
+            return f"the editor runs editor commands ({text[:12]}), which may run programs"
+    return None
+
+
+_TAR_LONG = (
+    "--use-compress-program",
+    "--to-command",
+    "--checkpoint-action",
+    "--info-script",
+    "--new-volume-script",
+    "--rsh-command",
+    "--rmt-command",
+)
+
+
+def _tar(args: Sequence[Word]) -> str | None:
+    for index, word in enumerate(args):
+        text = word.value
+        if word.dynamic:
+            return "tar with a dynamic word: an option may run a program"
+        if text.startswith("--"):
+            name = text.partition("=")[0]
+            # getopt_long takes any unambiguous prefix: `--use` is --use-compress-program
+            if len(name) > 3 and any(option.startswith(name) for option in _TAR_LONG):
+                return f"tar {name} runs a program"
+        elif text.startswith("-") or index == 0:
+            letters = text.lstrip("-")
+            if "I" in letters or "F" in letters:
+                return "tar -I/-F runs a program"
+    return None
+
+
+_BY_NAME: dict[str, Callable[[Sequence[Word]], str | None]] = {
+    "awk": _awk,
+    "gawk": _awk,
+    "mawk": _awk,
+    "nawk": _awk,
+    "sed": _sed,
+    "gsed": _sed,
+    "ssh": _ssh,
+    "scp": _scp,
+    "sftp": _scp,
+    "rsync": _rsync,
+    "vim": _vim,
+    "vi": _vim,
+    "nvim": _vim,
+    "ex": _vim,
+    "view": _vim,
+    "vimdiff": _vim,
+    "rvim": _vim,
+    "tar": _tar,
+    "gtar": _tar,
+    "bsdtar": _tar,
+}
+"""Programs whose arguments can hold commands they run, and the reader of each."""
+
+
+def runs_from_arguments(name: str, args: Sequence[Word]) -> str | None:
+    """Why `name args...` may run a command written inside its arguments, or None.
+
+    `name` is the program's base name (wrappers peeled); `args` its words after the name.
+    The readers are conservative: text they cannot read (a dynamic word, a script file)
+    counts as running commands.
+    """
+    reader = _BY_NAME.get(name)
+    return reader(args) if reader is not None else None
+
+
+__all__ = ["runs_from_arguments"]
