@@ -107,7 +107,11 @@ def test_a_wrapped_program_must_be_predicted_but_internal_helpers_need_not(oracl
 def test_a_program_an_argument_names_must_be_predicted(oracle: Oracle) -> None:
     """awk's system(), sed's e, ProxyCommand...: a shell running text from the command line."""
     awk = _judge(oracle, "awk 'BEGIN{system(\"rm victim\")}'", _scan(oracle, ["awk"], writes=("victim",)))
-    assert {d.split(" ")[0] for k, d in _kinds(awk) if k == "exec"} == {"sh", "rm"}
+    assert {d.split(" ")[0] for k, d in _kinds(awk) if k == "exec"} == {"rm"}  # sh only carries the text
+    script = "script -qc 'rm victim' /dev/null"  # $SHELL -c 'rm victim': which shell is script's business
+    assert (
+        _judge(oracle, script, _scan(oracle, ["script"], ["rm", "victim"], writes=("victim",))).findings == ()
+    )
     # an interpreter's inline code is its own: what it runs is the sandbox's to stop
     python = _judge(oracle, "python3 -c 'import os; os.system(\"rm victim\")'", _scan(oracle, ["python3"]))
     assert python.findings == ()

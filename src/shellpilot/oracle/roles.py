@@ -5,9 +5,11 @@ programs are predicted by. Must not touch: paths, scans or findings (judge.py).
 
 Programs form a tree (trace.Program.via). The shell the oracle starts is *watched*. A
 program started by a watched shell (reading ``-c`` or stdin), by git (aliases, hooks,
-fsmonitor), or by a wrapper that names it in its own argv (``timeout 5 rm x``) is
-*checked*: its exec must be predicted. Other programs' children are their own
-implementation (``tar`` running ``gzip``): not checked, not watched. Interpreters and build
+fsmonitor), or by a watched program that names it in its own arguments (``timeout 5 rm
+x``, ``awk 'BEGIN{system("rm x")}'``) is *checked*: its exec must be predicted. A shell a
+watched program starts for command text from its arguments (``script -c 'rm x'``) carries
+that text: watched, its children checked, itself not. Other programs' children are their
+own implementation (``tar`` running ``gzip``): not checked, not watched. Interpreters and build
 tools (`OPAQUE`), shells running a script file and programs in the project are checked
 but not watched: they run code the command line does not show.
 """
@@ -49,7 +51,12 @@ class Roles:
             elif program.via is None:
                 self.watched[key] = True  # a process whose parent the trace did not show
             else:
-                self.watched[key] = self.is_checked(program) and not _opaque(program)
+                carried = (
+                    program.via is not None
+                    and self.is_watched(program.via)
+                    and _carries(program, program.via)
+                )
+                self.watched[key] = (self.is_checked(program) or carried) and not _opaque(program)
         return self.watched[key]
 
     def is_checked(self, program: Program) -> bool:
@@ -59,7 +66,7 @@ class Roles:
             if program is self.root or via is None:
                 result = program is not self.root
             else:
-                result = self.is_watched(via) and (_see_through(via) or _named_by(program, via))
+                result = self.is_watched(via) and (_see_through(via) or _names(program, via))
             self.checked[key] = result
         return self.checked[key]
 
@@ -111,21 +118,28 @@ def _opaque(program: Program) -> bool:
     return not program.path.startswith(("/usr/", "/bin/", "/sbin/")) and "/" in program.path
 
 
-def _named_by(program: Program, via: Program) -> bool:
+def _names(program: Program, via: Program) -> bool:
     """``via`` names ``program`` in its own arguments: as an argument (a wrapper:
-    ``timeout 5 rm``), as a word inside one (``awk 'BEGIN{system("rm x")}'``,
-    ``git -c core.pager='less -R'``), or, for a shell, its ``-c`` text is inside one
-    (``find -exec sh -c 'rm x' ;``, ``ssh -o ProxyCommand='rm x'``)."""
+    ``timeout 5 rm``) or as a word inside one (``awk 'BEGIN{system("rm x")}'`` runs rm
+    itself when the text has no shell syntax; ``git -c core.pager='less -R'``)."""
     args = [arg for arg in via.argv[1:] if arg]
     names = {n for n in (program.name, program.argv[0] if program.argv else "") if n}
     if any(os.path.basename(arg) in names for arg in args):
         return True
-    if program.name in SHELLS and "-c" in program.argv[1:-1]:
-        text = program.argv[program.argv.index("-c") + 1].strip().removeprefix("exec ")
-        if text and any(text in arg for arg in args):
-            return True
     words = [re.compile(r"(?<![\w./-])" + re.escape(os.path.basename(n)) + r"(?![\w./-])") for n in names]
     return any(word.search(arg) for word in words for arg in args if len(arg) > 2)
+
+
+def _carries(program: Program, via: Program) -> bool:
+    """``program`` is a shell ``via`` started for command text from its own arguments
+    (``awk 'BEGIN{system("rm x; ls")}'``, ``script -c 'rm x'``, ``ProxyCommand='rm x'``:
+    ``sh -c 'rm x; ls'`` or ``$SHELL -c 'exec rm x'``). Its name is the program's own
+    business (which shell, from $SHELL or not); what it runs is the text's, so it is
+    watched and see-through without having to be predicted itself."""
+    if program.name not in SHELLS or "-c" not in program.argv[1:-1]:
+        return False
+    text = program.argv[program.argv.index("-c") + 1].strip().removeprefix("exec ")
+    return bool(text) and any(text in arg for arg in via.argv[1:])
 
 
 __all__ = ["OPAQUE", "SHELLS", "Roles", "program_name"]
