@@ -18,7 +18,8 @@ from shellpilot.config.model import ToolOutputConfig
 from shellpilot.errors import InvalidTimeout, ShellNotFound, ShellpilotError, WorkdirNotFound
 from shellpilot.process.output import OutputLimits
 from shellpilot.process.process_group import group_members
-from shellpilot.process.runner import RunOutcome, ShellResult, run, spill_name
+from shellpilot.process.result import RunOutcome, ShellResult
+from shellpilot.process.runner import run, spill_name
 from shellpilot.process.text import CUT_PREFIX, PREVIEW_CHARS
 
 FAST = Config.model_validate({"shell": {"kill_grace_ms": 200, "drain_ms": 300}})

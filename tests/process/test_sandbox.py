@@ -13,7 +13,8 @@ import pytest
 from shellpilot.config import Config
 from shellpilot.config.model import SandboxConfig
 from shellpilot.process.bwrap import find_mechanism
-from shellpilot.process.runner import ShellResult, run
+from shellpilot.process.result import ShellResult
+from shellpilot.process.runner import run
 from shellpilot.process.sandbox import (
     SandboxProfile,
     git_layout,

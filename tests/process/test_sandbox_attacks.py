@@ -13,7 +13,8 @@ from shellpilot.config.model import SandboxConfig
 from shellpilot.paths import config_dir, data_dir, tool_output_dir
 from shellpilot.process.bwrap import find_mechanism
 from shellpilot.process.gitlinks import gitlink_paths
-from shellpilot.process.runner import ShellResult, run
+from shellpilot.process.result import ShellResult
+from shellpilot.process.runner import run
 from shellpilot.process.sandbox import (
     SandboxProfile,
     hooks_paths,

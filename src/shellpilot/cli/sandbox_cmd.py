@@ -18,7 +18,7 @@ from shellpilot.cli.options import DirOption, TrustOption
 
 if TYPE_CHECKING:
     from shellpilot.config.model import Config
-    from shellpilot.process.runner import ShellResult
+    from shellpilot.process.result import ShellResult
     from shellpilot.process.sandbox import SandboxProfile
 
 

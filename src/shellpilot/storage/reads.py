@@ -15,8 +15,10 @@ from pydantic import TypeAdapter
 
 from shellpilot.session.models import Message, MessageWithParts, Part
 
-_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
-_PART: TypeAdapter[Part] = TypeAdapter(Part)
+MESSAGES: TypeAdapter[Message] = TypeAdapter(Message)
+"""Validates a stored message body (one adapter for every storage module)."""
+PARTS: TypeAdapter[Part] = TypeAdapter(Part)
+"""Validates a stored part body."""
 
 
 def sessions_where(project_dir: str | None, top_level: bool) -> tuple[str, tuple[Any, ...]]:
@@ -63,8 +65,8 @@ class Reads:
             for message_id, body in parts:
                 by_message.setdefault(message_id, []).append(body)
             for message_id, body in rows:
-                item = MessageWithParts(info=_MESSAGE.validate_json(body))
-                item.parts.extend(_PART.validate_json(part) for part in by_message.get(message_id, ()))
+                item = MessageWithParts(info=MESSAGES.validate_json(body))
+                item.parts.extend(PARTS.validate_json(part) for part in by_message.get(message_id, ()))
                 yield item
             after = ids[-1]
 
@@ -75,12 +77,12 @@ class Reads:
             "SELECT body FROM message WHERE session_id=? AND (? IS NULL OR role=?) ORDER BY id DESC LIMIT 1",
             (session_id, role, role),
         )
-        return _MESSAGE.validate_json(rows[0][0]) if rows else None
+        return MESSAGES.validate_json(rows[0][0]) if rows else None
 
     def parts_of(self, message_id: str) -> list[Part]:
         """The parts of one message, in creation order."""
         rows = self._read("read parts", "SELECT body FROM part WHERE message_id=? ORDER BY id", (message_id,))
-        return [_PART.validate_json(row[0]) for row in rows]
+        return [PARTS.validate_json(row[0]) for row in rows]
 
     def count_sessions(self, project_dir: str | None = None, *, top_level: bool = False) -> int:
         """How many sessions ``list_sessions`` returns without a limit."""

@@ -12,22 +12,16 @@ import threading
 import time
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
-
 from shellpilot.errors import SessionNotFound, StorageError
 from shellpilot.session.models import (
-    AssistantMessage,
     Message,
-    MessageError,
     MessageWithParts,
     Part,
     Session,
     SessionSummary,
-    ToolFailed,
     ToolPart,
     now_ms,
 )
@@ -35,26 +29,10 @@ from shellpilot.storage import lease as lease_table
 from shellpilot.storage import owner as owners
 from shellpilot.storage import readonly, space
 from shellpilot.storage.export import export_json
-from shellpilot.storage.reads import Reads, sessions_where
+from shellpilot.storage.orphans import INTERRUPTED, Orphans
+from shellpilot.storage.orphans import close as close_orphans
+from shellpilot.storage.reads import MESSAGES, PARTS, Reads, sessions_where
 from shellpilot.storage.schema import SCHEMA, SCHEMA_VERSION
-
-_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
-_PART: TypeAdapter[Part] = TypeAdapter(Part)
-
-INTERRUPTED = "interrupted"
-"""Error text of a tool part whose process died while it ran (crash recovery)."""
-
-
-@dataclass(frozen=True)
-class Orphans:
-    """What dead processes left in the store: ``parts`` as ``(owner, part)`` (tool parts
-    still pending/running) and ``sessions`` whose lease a dead process holds."""
-
-    parts: list[tuple[str, ToolPart]] = field(default_factory=list)
-    sessions: list[str] = field(default_factory=list)
-
-    def __bool__(self) -> bool:
-        return bool(self.parts or self.sessions)
 
 
 def _part_status(part: Part) -> str | None:
@@ -301,7 +279,7 @@ class SessionStore(Reads):
         rows = self._read("read a message", "SELECT body FROM message WHERE id=?", (message_id,))
         if not rows:
             raise StorageError(f"no message {message_id}", path=str(self.path))
-        return _MESSAGE.validate_json(rows[0][0])
+        return MESSAGES.validate_json(rows[0][0])
 
     def messages(self, session_id: str) -> list[MessageWithParts]:
         """The session's messages with their parts, both in creation order (history replay)."""
@@ -311,10 +289,10 @@ class SessionStore(Reads):
         parts = self._read(
             "read parts", "SELECT body FROM part WHERE session_id=? ORDER BY id", (session_id,)
         )
-        out = [MessageWithParts(info=_MESSAGE.validate_json(row[0])) for row in msgs]
+        out = [MessageWithParts(info=MESSAGES.validate_json(row[0])) for row in msgs]
         by_id = {item.info.id: item for item in out}
         for row in parts:
-            part = _PART.validate_json(row[0])
+            part = PARTS.validate_json(row[0])
             holder = by_id.get(part.message_id)
             if holder is not None:
                 holder.parts.append(part)
@@ -397,7 +375,7 @@ class SessionStore(Reads):
         rows = self._read("read a part", "SELECT body FROM part WHERE id=?", (part_id,))
         if not rows:
             raise StorageError(f"no part {part_id}", path=str(self.path))
-        return _PART.validate_json(rows[0][0])
+        return PARTS.validate_json(rows[0][0])
 
     # -- leases (cross-process busy state) ---------------------------------------------
 
@@ -432,7 +410,7 @@ class SessionStore(Reads):
             (str(owner), part)
             for _, owner, body in rows
             if owner != self._owner and not owners.is_alive(owner)
-            for part in (_PART.validate_json(body),)
+            for part in (PARTS.validate_json(body),)
             if isinstance(part, ToolPart)
         ]
         leases = self._read("read leases", "SELECT session_id, owner FROM lease")
@@ -440,66 +418,10 @@ class SessionStore(Reads):
         return Orphans(parts, sessions)
 
     def mark_interrupted(self, orphans: Orphans, killed: Collection[str] = ()) -> list[str]:
-        """Close what ``orphans`` found, in one transaction; returns the part ids marked.
-
-        Each part becomes ``error`` "interrupted" (live metadata such as the output so far
-        kept, plus ``metadata.interrupted = {"owner", "killed"}``, ``killed``: its id is in
-        ``killed``) unless another process already settled it; its assistant message, and
-        every unfinished assistant message of a session whose dead lease is dropped (a run
-        killed before the model's first reply), gets ``completed_ms`` and an
-        ``Interrupted`` error.
-        """
-        end = now_ms()
-        done: list[str] = []
+        """Close what ``orphans`` found, in one transaction (``storage.orphans.close``);
+        returns the part ids marked ``error`` "interrupted"."""
         with self._tx("recover interrupted parts") as db:
-            for owner, part in orphans.parts:
-                row = db.execute("SELECT owner FROM part WHERE id=?", (part.id,)).fetchone()
-                if row is None or row[0] != owner:
-                    continue  # deleted, or settled by someone else meanwhile
-                state = part.state
-                metadata = dict(getattr(state, "metadata", {}))
-                metadata["interrupted"] = {"owner": owner, "killed": part.id in killed}
-                failed = ToolFailed(
-                    input=state.input,
-                    error=INTERRUPTED,
-                    title=getattr(state, "title", ""),
-                    metadata=metadata,
-                    start_ms=getattr(state, "start_ms", end),
-                    end_ms=end,
-                )
-                fixed = part.model_copy(update={"state": failed})
-                db.execute(
-                    "UPDATE part SET status='error', owner=NULL, body=? WHERE id=?",
-                    (fixed.model_dump_json(), part.id),
-                )
-                self._interrupt_message(db, part.message_id, end)
-                done.append(part.id)
-            for session_id in orphans.sessions:
-                rows = db.execute(
-                    "SELECT id FROM message WHERE session_id=? AND role='assistant'", (session_id,)
-                ).fetchall()
-                for (message_id,) in rows:
-                    self._interrupt_message(db, message_id, end)
-                db.execute("DELETE FROM lease WHERE session_id=?", (session_id,))
-        return done
-
-    @staticmethod
-    def _interrupt_message(db: sqlite3.Connection, message_id: str, end: int) -> None:
-        row = db.execute("SELECT body FROM message WHERE id=?", (message_id,)).fetchone()
-        if row is None:
-            return
-        message = _MESSAGE.validate_json(row[0])
-        if not isinstance(message, AssistantMessage) or message.completed_ms is not None:
-            return
-        fixed = message.model_copy(
-            update={
-                "completed_ms": end,
-                "error": MessageError(
-                    name="Interrupted", message="the process running this turn ended before it finished"
-                ),
-            }
-        )
-        db.execute("UPDATE message SET body=? WHERE id=?", (fixed.model_dump_json(), message_id))
+            return close_orphans(db, orphans, killed)
 
 
 __all__ = ["INTERRUPTED", "Orphans", "SessionStore", "export_json"]

@@ -26,7 +26,8 @@ from shellpilot.permission.wildcard import has_wildcard
 from shellpilot.process.detect import ShellChoice, detect_shell
 from shellpilot.process.output import OutputLimits
 from shellpilot.process.process_group import ProcessRecord
-from shellpilot.process.runner import ShellResult, resolve_timeout, run
+from shellpilot.process.result import ShellResult
+from shellpilot.process.runner import resolve_timeout, run
 from shellpilot.tool.base import ToolContext, ToolResult
 from shellpilot.tool.gate import NETWORK, UNSANDBOXED, GateVerdict, escalate, gate
 
