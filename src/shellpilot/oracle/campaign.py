@@ -26,10 +26,11 @@ class Oracle:
 
     ``Oracle(root)`` builds the fixture under ``root`` (a fresh directory; default: a new
     temp dir, removed by ``close``). While open, ``HOME`` in this process's environment is
-    the fixture's (the scanner and the read-only judgement expand ``~`` from it); ``close``
-    restores it. ``timeout_s``: per command. ``hostile`` False: a benign fixture (see
-    Fixture). ``scratch``: where per-run copies go (see Sandbox). Raises OracleError when
-    bwrap, strace or git is missing or the fixture cannot be built. Use as a context manager.
+    the fixture's (the scanner and the read-only judgement expand ``~`` from it; ``check``
+    sets it again if something changed it); ``close`` restores it. ``timeout_s``: per
+    command. ``hostile`` False: a benign fixture (see Fixture). ``scratch``: where per-run
+    copies go (see Sandbox). Raises OracleError when strace or git is missing, no bwrap
+    works or the fixture cannot be built. Use as a context manager.
     """
 
     def __init__(
@@ -71,6 +72,9 @@ class Oracle:
         from shellpilot.scanner.scan import scan
 
         project = self.fixture.project
+        home = str(self.fixture.home)
+        if os.environ.get("HOME") != home:  # (a test harness may have set its own since)
+            os.environ["HOME"] = home
         found = scan(command, cwd=project, project_dir=project, shell="bash")
         asks = self.gate.asks(self.gate.plan(command))
         run = self.sandbox.run(command)
