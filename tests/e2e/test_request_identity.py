@@ -151,6 +151,8 @@ class Normaliser:
         value = value.replace(self.tmp, "<TMP>")
         value = self._ID.sub(self._id, value)
         value = re.sub(r"Platform: [^\n]*", "Platform: <PLATFORM>", value)
+        # The shell is found on PATH: /bin/bash on one machine, /usr/bin/bash on another.
+        value = re.sub(r"\b(bash|zsh|sh|dash|fish|pwsh) \(/[^)\s]*\)", r"\1 (<SHELL>)", value)
         return re.sub(r"Today's date: \d{4}-\d{2}-\d{2}", "Today's date: <DATE>", value)
 
     def value(self, value: Any) -> Any:
