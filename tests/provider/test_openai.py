@@ -1,9 +1,11 @@
-"""OpenAIProvider through the real openai SDK against the real ScriptedModelServer on loopback."""
+"""OpenAIProvider over httpx2 against the real ScriptedModelServer on loopback."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -297,9 +299,8 @@ async def test_cancelling_mid_stream_leaves_the_provider_usable(
 
 
 async def test_client_is_made_once_per_loop(provider: OpenAIProvider) -> None:
-    assert provider.client() is provider.client()
-    assert str(provider.client().base_url).startswith("http://127.0.0.1:")
-    assert provider.client().max_retries == 0
+    assert provider.endpoint.client() is provider.endpoint.client()
+    assert str(provider.endpoint.client().base_url).startswith("http://127.0.0.1:")
 
 
 async def test_stream_cut_before_any_output_is_retried(
@@ -359,19 +360,32 @@ async def test_retry_after_from_the_server_is_honoured_within_the_cap(
     assert sleeps.delays == [waited]
 
 
-async def test_the_sdk_request_transform_never_runs(
-    server: ScriptedModelServer, provider: OpenAIProvider, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The body is sent as built, through the raw request path: the per-message transform of
-    # ``chat.completions.create`` (which walks the whole conversation) must not be reached.
-    import openai.resources.chat.completions.completions as completions
+STREAM_IN_A_FRESH_PROCESS = """
+import asyncio, sys
+from shellpilot.provider.base import ModelRequest, UserMessage
+from shellpilot.provider.openai import OpenAIProvider
 
-    async def walked(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("async_maybe_transform walked the request")
-
-    monkeypatch.setattr(completions, "async_maybe_transform", walked)
-    server.add(Turn(text="fine"))
+async def main():
+    provider = OpenAIProvider("local", api_key="k", base_url=sys.argv[1])
     history = [UserMessage(content=f"message {n}") for n in range(50)]
-    events = await collect(provider.stream(request(messages=history)))
-    assert events[-1] == Finish("stop", raw="stop")
-    assert len(server.requests[0].body["messages"]) == 51
+    events = [e async for e in provider.stream(ModelRequest(model="m", messages=history))]
+    await provider.aclose()
+    print(events[-1].type, sorted({"openai", "anthropic"} & set(sys.modules)))
+
+asyncio.run(main())
+"""
+
+
+def test_streaming_imports_no_sdk_and_sends_the_history_as_built(server: ScriptedModelServer) -> None:
+    # The body goes out as built (each message encoded once for the transcript), through the
+    # HTTP client: no SDK is imported, so none of its per-request work can run.
+    server.add(Turn(text="fine"))
+    done = subprocess.run(
+        [sys.executable, "-c", STREAM_IN_A_FRESH_PROCESS, server.openai_base_url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["finish", "[]"]
+    assert len(server.requests[0].body["messages"]) == 50

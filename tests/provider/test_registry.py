@@ -240,7 +240,7 @@ def test_config_retry_settings_reach_the_provider() -> None:
     assert isinstance(provider, OpenAIProvider)
     assert provider._retry.max_retries == 7 and provider._retry.base_delay_s == 0.01
     assert provider._retry.on_retry is not None
-    assert provider._timeout_s == 1.5
+    assert provider.endpoint.timeout_s == 1.5
 
 
 def test_resolving_imports_no_sdk() -> None:

@@ -1,8 +1,9 @@
-"""Anthropic messages provider (official ``anthropic`` SDK, streaming with tool use).
+"""Anthropic messages provider (streaming with tool use, over httpx2).
 
 Owns: request mapping (system, alternating roles, tool_use / tool_result blocks, tool choice),
-stream-event assembly and the SDK-exception boundary for ``POST {base_url}/v1/messages``.
-Must not touch: config or the environment (registry.py passes key and URL); import ``anthropic`` lazily.
+stream-event assembly and the failure boundary for ``POST {base_url}/v1/messages``, sending what
+the official ``anthropic`` SDK sends without importing it.
+Must not touch: config or the environment (registry.py passes key and URL); HTTP (transport.py).
 """
 
 from __future__ import annotations
@@ -32,19 +33,24 @@ from shellpilot.provider.base import (
 )
 from shellpilot.provider.body import body_bytes, encode, json_array
 from shellpilot.provider.failure import (
+    StreamFailure,
+    close_quietly,
     connection_failed,
     error_detail,
     mapped_stream,
     other_error,
     status_error,
 )
-from shellpilot.provider.loop_client import LoopClient
 from shellpilot.provider.retry import RetryPolicy, retrying
+from shellpilot.provider.sse import server_events
+from shellpilot.provider.transport import HttpEndpoint, StatusFailure, Unreachable, sdk_headers
 
 if TYPE_CHECKING:
-    from anthropic import AsyncAnthropic
+    import httpx2
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2026-10-21"
+"""The ``anthropic-version`` header: the API version the installed ``anthropic`` SDK (2.x) speaks."""
 DEFAULT_MAX_TOKENS = 8192
 """Anthropic requires ``max_tokens``; used when the request leaves it unset."""
 
@@ -174,7 +180,8 @@ class _Block:
 
 
 class EventAssembler:
-    """Turn Anthropic raw stream events into provider events (text, tool use, usage, finish)."""
+    """Turn Anthropic stream events (each an event's JSON object) into provider events (text,
+    tool use, usage, finish)."""
 
     def __init__(self) -> None:
         self._blocks: dict[int, _Block] = {}
@@ -186,51 +193,52 @@ class EventAssembler:
         self.stopped = False
         self._tool_calls = 0
 
-    def feed(self, event: Any) -> Iterator[ProviderEvent]:
-        """Events for one raw SDK event; unknown event and block types are skipped."""
-        kind = getattr(event, "type", None)
+    def feed(self, event: dict[str, Any]) -> Iterator[ProviderEvent]:
+        """Events for one stream event; unknown event and block types are skipped."""
+        kind = event.get("type")
         if kind == "message_start":
-            usage = getattr(event.message, "usage", None)
+            usage = (event.get("message") or {}).get("usage")
             if usage is not None:
                 self._has_usage = True
-                self._input_tokens = int(getattr(usage, "input_tokens", 0) or 0)
-                self._cached = int(getattr(usage, "cache_read_input_tokens", 0) or 0)
-                self._output_tokens = int(getattr(usage, "output_tokens", 0) or 0)
+                self._input_tokens = int(usage.get("input_tokens", 0) or 0)
+                self._cached = int(usage.get("cache_read_input_tokens", 0) or 0)
+                self._output_tokens = int(usage.get("output_tokens", 0) or 0)
         elif kind == "content_block_start":
-            block = event.content_block
-            btype = getattr(block, "type", "")
+            block = event["content_block"]
+            btype = block.get("type", "")
             if btype == "tool_use":
-                self._blocks[event.index] = _Block("tool_use", id=block.id, name=block.name)
+                self._blocks[event["index"]] = _Block("tool_use", id=block["id"], name=block["name"])
                 self._tool_calls += 1
-                yield ToolCallStart(block.id, block.name)
+                yield ToolCallStart(block["id"], block["name"])
             elif btype == "text":
-                self._blocks[event.index] = _Block("text")
-                if getattr(block, "text", ""):
-                    yield TextDelta(block.text)
+                self._blocks[event["index"]] = _Block("text")
+                if block.get("text", ""):
+                    yield TextDelta(block["text"])
         elif kind == "content_block_delta":
-            current = self._blocks.get(event.index)
-            delta = event.delta
-            dtype = getattr(delta, "type", "")
-            if dtype == "text_delta" and delta.text:
-                yield TextDelta(delta.text)
+            current = self._blocks.get(event["index"])
+            delta = event["delta"]
+            dtype = delta.get("type", "")
+            if dtype == "text_delta" and delta.get("text"):
+                yield TextDelta(delta["text"])
             elif dtype == "input_json_delta" and current is not None and current.kind == "tool_use":
-                current.json.append(delta.partial_json or "")
-                if delta.partial_json:
-                    yield ToolCallDelta(current.id, delta.partial_json)
+                partial = delta.get("partial_json") or ""
+                current.json.append(partial)
+                if partial:
+                    yield ToolCallDelta(current.id, partial)
         elif kind == "content_block_stop":
-            done = self._blocks.pop(event.index, None)
+            done = self._blocks.pop(event["index"], None)
             if done is not None and done.kind == "tool_use":
                 raw = "".join(done.json)
                 arguments, error = parse_arguments(raw)
                 yield ToolCallEnd(done.id, done.name, arguments, raw_arguments=raw, parse_error=error)
         elif kind == "message_delta":
-            self._stop_raw = getattr(event.delta, "stop_reason", None) or self._stop_raw
-            usage = getattr(event, "usage", None)
+            self._stop_raw = (event.get("delta") or {}).get("stop_reason") or self._stop_raw
+            usage = event.get("usage")
             if usage is not None:
                 self._has_usage = True
-                self._output_tokens = int(getattr(usage, "output_tokens", 0) or 0)
-                if getattr(usage, "input_tokens", None):
-                    self._input_tokens = int(usage.input_tokens)
+                self._output_tokens = int(usage.get("output_tokens", 0) or 0)
+                if usage.get("input_tokens"):
+                    self._input_tokens = int(usage["input_tokens"])
         elif kind == "message_stop":
             self.stopped = True
 
@@ -243,28 +251,58 @@ class EventAssembler:
 
 
 def map_anthropic_error(exc: BaseException, provider: str, key_hint: str = "") -> ProviderError:
-    """Translate an ``anthropic`` SDK (or transport) exception into ``ProviderError``."""
-    import anthropic
-
-    if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
+    """Translate a failure of one request (transport.py's, or a stream's) into ``ProviderError``,
+    with the texts the ``anthropic`` SDK's errors carried."""
+    if isinstance(exc, StatusFailure):
+        if exc.text is None:
+            message = f"Error code: {exc.status}"
+        elif not exc.is_json:
+            message = exc.text or f"Error code: {exc.status}"
+        else:
+            message = f"Error code: {exc.status} - {exc.body}"
+        detail = error_detail(exc.body) or message
+        return status_error(exc, provider, exc.status, detail, key_hint)
+    if isinstance(exc, StreamFailure):  # an ``event: error`` inside a 200 stream
         detail = error_detail(exc.body) or exc.message
         kind = json.dumps(exc.body) if exc.body is not None else ""
-        if status < 400:  # an ``event: error`` inside a 200 stream
-            transient = any(t in kind for t in _TRANSIENT_TYPES)
-            text = f"{provider}: stream error: {detail}"
-            return ProviderError(text, provider=provider, retryable=transient)
-        return status_error(exc, provider, status, detail, key_hint)
-    if isinstance(exc, anthropic.APIConnectionError):
-        return connection_failed(exc, provider, exc.message)
+        transient = any(t in kind for t in _TRANSIENT_TYPES)
+        return ProviderError(f"{provider}: stream error: {detail}", provider=provider, retryable=transient)
+    if isinstance(exc, Unreachable):
+        return connection_failed(exc.cause, provider, _TIMED_OUT if exc.timed_out else "Connection error.")
     return other_error(exc, provider)
+
+
+_TIMED_OUT = (
+    "Request timed out or interrupted. This could be due to a network timeout, dropped connection, "
+    "or request cancellation. See https://docs.anthropic.com/en/api/errors#long-requests for more details."
+)
+"""The SDK's text for a request that timed out."""
+
+
+async def anthropic_events(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
+    """The JSON stream events of a streamed message (``ping`` and nameless events skipped).
+    Raises ``StreamFailure`` for an ``event: error``, ValueError for data that is not JSON."""
+    async for sse in server_events(response.aiter_bytes()):
+        if sse.event in ("ping", None):
+            continue
+        if sse.event == "error":
+            body: object = sse.data
+            try:
+                body = json.loads(sse.data)
+                message = f"{body}"
+            except ValueError:
+                message = sse.data or f"Error code: {response.status_code}"
+            raise StreamFailure(message, body)
+        if sse.data:
+            yield json.loads(sse.data)
 
 
 class AnthropicProvider:
     """A ``Provider`` for the Anthropic messages API (or a server speaking it).
 
-    ``base_url`` is the API root without ``/v1`` (the SDK adds ``/v1/messages``). The SDK's own
-    retries are off; ``retry`` governs. The SDK client is made on first use, cached per loop.
+    ``base_url`` is the API root without ``/v1`` (requests go to ``/v1/messages`` under it).
+    ``retry`` governs retries; a request is sent once per attempt. The HTTP client is made on
+    first use, cached per loop; requests carry the headers the official SDK sends.
     """
 
     def __init__(
@@ -279,51 +317,35 @@ class AnthropicProvider:
     ) -> None:
         self.name = name
         self.base_url = base_url or DEFAULT_BASE_URL
-        self._api_key = api_key or "unused"
-        self._timeout_s = timeout_s
         self._retry = retry or RetryPolicy()
         self._key_hint = key_hint
-        self._client = LoopClient(self._make_client)
-
-    def client(self) -> AsyncAnthropic:
-        """The cached SDK client of the running event loop (made on first call)."""
-        return self._client.get()
-
-    def _make_client(self) -> AsyncAnthropic:
-        from anthropic import AsyncAnthropic
-
-        return AsyncAnthropic(
-            api_key=self._api_key, base_url=self.base_url, timeout=self._timeout_s, max_retries=0
+        self.endpoint = HttpEndpoint(
+            self.base_url, _headers(api_key or "unused", timeout_s), timeout_s=timeout_s
         )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one turn (see ``Provider.stream``)."""
         return retrying(lambda: self._attempt(request), self._retry)
 
-    async def _attempt(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        from anthropic import AsyncStream
-        from anthropic.types import Message as WireMessage
-        from anthropic.types import RawMessageStreamEvent
+    def _map(self, exc: BaseException) -> ProviderError:
+        return map_anthropic_error(exc, self.name, self._key_hint)
 
+    async def _attempt(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         try:
+            # The body goes out as built: each turn was encoded once for the transcript.
             body = anthropic_body(request)
-            # The raw request path with the body already encoded: the SDK's preparation of a
-            # ``body`` (a copy of the whole conversation, walked in Python) never runs.
-            stream = await self.client().post(
-                "/v1/messages",
-                content=body,
-                cast_to=WireMessage,
-                stream=True,
-                stream_cls=AsyncStream[RawMessageStreamEvent],
-            )
+            response = await self.endpoint.post_stream("/v1/messages", body)
         except Exception as exc:
-            raise map_anthropic_error(exc, self.name, self._key_hint) from exc
+            raise self._map(exc) from exc
         assembler = EventAssembler()
-        raw_events = mapped_stream(stream, lambda exc: map_anthropic_error(exc, self.name, self._key_hint))
-        async with aclosing(raw_events):
-            async for raw in raw_events:
-                for event in assembler.feed(raw):
-                    yield event
+        try:
+            raw_events = mapped_stream(anthropic_events(response), self._map)
+            async with aclosing(raw_events):
+                async for raw in raw_events:
+                    for event in assembler.feed(raw):
+                        yield event
+        finally:
+            await close_quietly(response)
         if not assembler.stopped:
             raise ProviderError(
                 f"{self.name}: the stream ended before message_stop (connection cut?)",
@@ -334,5 +356,20 @@ class AnthropicProvider:
             yield event
 
     async def aclose(self) -> None:
-        """Close the cached SDK client (safe to call twice)."""
-        await self._client.aclose()
+        """Close the cached HTTP client (safe to call twice)."""
+        await self.endpoint.aclose()
+
+
+def _headers(api_key: str, timeout_s: float) -> dict[str, str]:
+    """Every request's headers, as the SDK's ``AsyncAnthropic`` sends them (no retries of its
+    own; its ``x-stainless-timeout`` names a per-request timeout that was never given)."""
+    return {
+        "x-stainless-timeout": "NOT_GIVEN",
+        "x-stainless-retry-count": "0",
+        "x-stainless-read-timeout": str(float(timeout_s)),
+        "Accept": "application/json",
+        "Content-Type": "application/json",
+        **sdk_headers("anthropic", "AsyncAnthropic"),
+        "Authorization": f"Bearer {api_key}",
+        "anthropic-version": API_VERSION,
+    }

@@ -1,8 +1,9 @@
-"""Helpers shared by the SDK boundaries for turning failures into ``ProviderError`` text.
+"""Helpers shared by both protocols for turning failures into ``ProviderError`` text.
 
-Owns: reading error bodies, recognising transport errors, the ``ProviderError`` texts both SDKs
-share (HTTP status, connection), reading an SDK stream with its errors mapped, closing it quietly.
-Must not touch: SDK imports (each provider maps its own SDK's classes; httpx2 is loaded only to map one).
+Owns: reading error bodies, recognising transport errors, the ``ProviderError`` texts both
+protocols share (HTTP status, connection), an error event inside a stream (``StreamFailure``),
+reading a stream with its errors mapped, closing it quietly.
+Must not touch: HTTP itself (transport.py); httpx2 is loaded only to judge an error already raised.
 """
 
 from __future__ import annotations
@@ -28,29 +29,34 @@ def error_detail(body: object) -> str:
     return ""
 
 
-def cause_text(exc: BaseException) -> str:
-    """``Type: message`` of what caused ``exc`` (SDK connection errors wrap the real one)."""
-    cause = exc.__cause__ or exc.__context__
-    return f"{type(cause).__name__}: {cause}" if cause is not None else "no detail"
+class StreamFailure(Exception):
+    """An error the server reported inside a stream that began well: its ``message`` and ``body``
+    (the error object as sent)."""
+
+    def __init__(self, message: str, body: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.body = body
 
 
 def is_transport_error(exc: BaseException) -> bool:
-    """httpx2 transport/stream errors (the HTTP client under both SDKs) and OS socket errors."""
-    import httpx2  # already loaded by the SDK that raised
+    """httpx2 transport/stream errors (the HTTP client) and OS socket errors."""
+    import httpx2  # already loaded by the transport that raised
 
     return isinstance(exc, OSError | EOFError | httpx2.TransportError | httpx2.StreamError)
 
 
 async def close_quietly(stream: Any) -> None:
-    """Close an SDK stream; a failure to close must not hide the error that got us here."""
+    """``await stream.aclose()`` (a stream, a response); a failure to close must not hide the
+    error that got us here."""
     with contextlib.suppress(Exception):
-        await stream.close()
+        await stream.aclose()
 
 
 async def mapped_stream(
     stream: Any, map_error: Callable[[BaseException], ProviderError]
 ) -> AsyncGenerator[Any, None]:
-    """The items of an SDK ``stream``; an ``Exception`` while reading is raised as ``map_error(exc)``.
+    """The items of ``stream``; an ``Exception`` while reading is raised as ``map_error(exc)``.
 
     The stream is closed quietly however the reading ends (exhausted, failed, cancelled, or this
     generator closed): iterate it inside ``contextlib.aclosing`` so that closing is prompt.
@@ -70,7 +76,7 @@ async def mapped_stream(
 
 
 def status_error(exc: BaseException, provider: str, status: int, detail: str, key_hint: str) -> ProviderError:
-    """``{provider}: HTTP {status}: {detail}`` for an HTTP error answer of either SDK.
+    """``{provider}: HTTP {status}: {detail}`` for an HTTP error answer of either protocol.
 
     Adds a hint for 401/403 (the key, named by ``key_hint`` when given) and 404 (model name and
     base_url); retryable when the status is transient, with the server's retry-after from ``exc``.
@@ -89,14 +95,15 @@ def status_error(exc: BaseException, provider: str, status: int, detail: str, ke
     )
 
 
-def connection_failed(exc: BaseException, provider: str, message: str) -> ProviderError:
-    """An SDK connection error (``message`` is the SDK's text): retryable, naming the real cause."""
-    text = f"{provider}: connection failed: {message} ({cause_text(exc)})"
+def connection_failed(cause: BaseException, provider: str, message: str) -> ProviderError:
+    """A request that got no answer (``message`` says how, ``cause`` is the transport's own
+    error): retryable, naming the real cause."""
+    text = f"{provider}: connection failed: {message} ({type(cause).__name__}: {cause})"
     return ProviderError(text, provider=provider, retryable=True)
 
 
 def other_error(exc: BaseException, provider: str) -> ProviderError:
-    """What neither SDK class matched: a transport error is a retryable lost connection, the rest not."""
+    """What no protocol failure matched: a transport error is a retryable lost connection, the rest not."""
     if is_transport_error(exc):
         return ProviderError(f"{provider}: connection lost: {exc!r}", provider=provider, retryable=True)
     return ProviderError(f"{provider}: {type(exc).__name__}: {exc}", provider=provider)

@@ -1,7 +1,7 @@
-"""An SDK client cached per event loop: what both SDK providers keep between turns.
+"""An HTTP client cached per event loop: what both model providers keep between turns.
 
 Owns: making the client on first use in a loop, remaking it in another loop, closing it.
-Must not touch: SDK imports (the provider passes the factory that imports its SDK lazily).
+Must not touch: HTTP imports (the caller passes the factory that imports its client lazily).
 """
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ from typing import Generic, Protocol, TypeVar
 
 
 class Closable(Protocol):
-    """An async SDK client: ``await client.close()`` releases its connections."""
+    """An async HTTP client: ``await client.aclose()`` releases its connections."""
 
-    async def close(self) -> None: ...
+    async def aclose(self) -> None: ...
 
 
 ClientT = TypeVar("ClientT", bound=Closable)
 
 
 class LoopClient(Generic[ClientT]):
-    """One client per running event loop, made by ``make()`` (an SDK client's connections
+    """One client per running event loop, made by ``make()`` (a client's connections
     belong to the loop that opened them, so a call from another loop gets a new client)."""
 
     def __init__(self, make: Callable[[], ClientT]) -> None:
@@ -41,5 +41,5 @@ class LoopClient(Generic[ClientT]):
         """Close the cached client if it belongs to the running loop; forget it either way (safe twice)."""
         client, self._client = self._client, None
         if client is not None and self._loop is asyncio.get_running_loop():
-            await client.close()
+            await client.aclose()
         self._loop = None

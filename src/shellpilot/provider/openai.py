@@ -1,8 +1,9 @@
-"""OpenAI-compatible chat-completions provider (official ``openai`` SDK, streaming tool calls).
+"""OpenAI-compatible chat-completions provider (streaming tool calls, over httpx2).
 
-Owns: request mapping, chunk assembly and the SDK-exception boundary for any server that speaks
-``POST {base_url}/chat/completions`` (OpenAI, Ollama, vLLM, llama.cpp, OpenRouter...).
-Must not touch: config or the environment (registry.py passes key and URL); import ``openai`` lazily.
+Owns: request mapping, chunk assembly and the failure boundary for any server that speaks
+``POST {base_url}/chat/completions`` (OpenAI, Ollama, vLLM, llama.cpp, OpenRouter...), sending
+what the official ``openai`` SDK sends without importing it.
+Must not touch: config or the environment (registry.py passes key and URL); HTTP (transport.py).
 """
 
 from __future__ import annotations
@@ -33,18 +34,20 @@ from shellpilot.provider.base import (
 )
 from shellpilot.provider.body import body_bytes, encode, json_array
 from shellpilot.provider.failure import (
+    StreamFailure,
+    close_quietly,
     connection_failed,
     error_detail,
     mapped_stream,
     other_error,
     status_error,
 )
-from shellpilot.provider.loop_client import LoopClient
 from shellpilot.provider.retry import RetryPolicy, retrying
+from shellpilot.provider.sse import server_events
+from shellpilot.provider.transport import HttpEndpoint, StatusFailure, Unreachable, sdk_headers
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
-    from openai.types.chat import ChatCompletionChunk
+    import httpx2
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 NO_KEY = "unused"
@@ -166,7 +169,8 @@ class _Call:
 
 
 class ChunkAssembler:
-    """Turn chat-completion chunks into provider events, tolerating server dialects.
+    """Turn chat-completion chunks (each a chunk's JSON object) into provider events, tolerating
+    server dialects.
 
     Handles: tool-call chunks without ids after the first (matched by ``index``), servers that
     never send an id (one is made up), a whole call in one chunk, several calls sharing index 0
@@ -179,52 +183,54 @@ class ChunkAssembler:
         self._finish_raw: str | None = None
         self._usage: Usage | None = None
 
-    def feed(self, chunk: ChatCompletionChunk) -> Iterator[ProviderEvent]:
+    def feed(self, chunk: dict[str, Any]) -> Iterator[ProviderEvent]:
         """Events for one chunk, in order."""
-        usage = getattr(chunk, "usage", None)
-        if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
-            details = getattr(usage, "prompt_tokens_details", None)
+        usage = chunk.get("usage")
+        if isinstance(usage, dict) and usage.get("prompt_tokens") is not None:
+            details = usage.get("prompt_tokens_details")
+            cached = details.get("cached_tokens") if isinstance(details, dict) else 0
             self._usage = Usage(
-                input_tokens=int(usage.prompt_tokens or 0),
-                output_tokens=int(usage.completion_tokens or 0),
-                cached_input_tokens=int(getattr(details, "cached_tokens", 0) or 0),
+                input_tokens=int(usage["prompt_tokens"] or 0),
+                output_tokens=int(usage.get("completion_tokens") or 0),
+                cached_input_tokens=int(cached or 0),
             )
-        for choice in chunk.choices or ():
-            if (getattr(choice, "index", 0) or 0) != 0:
+        for choice in chunk.get("choices") or ():
+            if (choice.get("index", 0) or 0) != 0:
                 continue
-            delta = choice.delta
+            delta = choice.get("delta")
             if delta is not None:
-                if delta.content:
-                    yield TextDelta(delta.content)
-                for tool_call in delta.tool_calls or ():
+                if delta.get("content"):
+                    yield TextDelta(delta["content"])
+                for tool_call in delta.get("tool_calls") or ():
                     yield from self._tool_chunk(tool_call)
-            if choice.finish_reason:
-                self._finish_raw = choice.finish_reason
+            if choice.get("finish_reason"):
+                self._finish_raw = choice["finish_reason"]
                 yield from self._end_calls()
 
-    def _tool_chunk(self, tool_call: Any) -> Iterator[ProviderEvent]:
-        index = tool_call.index if isinstance(tool_call.index, int) else 0
+    def _tool_chunk(self, tool_call: dict[str, Any]) -> Iterator[ProviderEvent]:
+        index = tool_call.get("index")
+        index = index if isinstance(index, int) else 0
         call = self._by_index.get(index)
-        new_id = tool_call.id or None
+        new_id = tool_call.get("id") or None
         if call is None or call.ended or (new_id and call.id != new_id and (call.arguments or call.name)):
             if call is not None and not call.ended:
                 yield from self._end(call)
             call = _Call(id=new_id or ascending("call"))
             self._by_index[index] = call
             self._calls.append(call)
-        function = tool_call.function
+        function = tool_call.get("function")
         if function is not None:
-            if function.name and not call.started:
-                call.name += function.name
-            if function.arguments:
-                call.arguments.append(function.arguments)
+            if function.get("name") and not call.started:
+                call.name += function["name"]
+            if function.get("arguments"):
+                call.arguments.append(function["arguments"])
         if not call.started and call.name:
             call.started = True
             yield ToolCallStart(call.id, call.name)
             if call.arguments:
                 yield ToolCallDelta(call.id, "".join(call.arguments))
-        elif call.started and function is not None and function.arguments:
-            yield ToolCallDelta(call.id, function.arguments)
+        elif call.started and function is not None and function.get("arguments"):
+            yield ToolCallDelta(call.id, function["arguments"])
 
     def _end(self, call: _Call) -> Iterator[ProviderEvent]:
         call.ended = True
@@ -250,15 +256,16 @@ class ChunkAssembler:
 
 
 def map_openai_error(exc: BaseException, provider: str, key_hint: str = "") -> ProviderError:
-    """Translate an ``openai`` SDK (or transport) exception into ``ProviderError``."""
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
-        detail = error_detail(exc.body) or exc.message
-        return status_error(exc, provider, exc.status_code, detail, key_hint)
-    if isinstance(exc, openai.APIConnectionError):
-        return connection_failed(exc, provider, exc.message)
-    if isinstance(exc, openai.APIError):
+    """Translate a failure of one request (transport.py's, or a stream's) into ``ProviderError``,
+    with the texts the ``openai`` SDK's errors carried."""
+    if isinstance(exc, StatusFailure):
+        body = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else exc.body
+        detail = error_detail(body) or f"Error code: {exc.status}"
+        return status_error(exc, provider, exc.status, detail, key_hint)
+    if isinstance(exc, Unreachable):
+        message = "Request timed out." if exc.timed_out else "Connection error."
+        return connection_failed(exc.cause, provider, message)
+    if isinstance(exc, StreamFailure):
         detail = error_detail(exc.body) or exc.message
         kind = json.dumps(exc.body) if exc.body is not None else ""
         transient = any(word in kind for word in ("server_error", "overloaded", "rate_limit"))
@@ -266,13 +273,56 @@ def map_openai_error(exc: BaseException, provider: str, key_hint: str = "") -> P
     return other_error(exc, provider)
 
 
+def _unreachable(exc: Exception) -> Unreachable | None:
+    """``exc`` as ``Unreachable`` when reading the stream lost the connection or timed out
+    (the errors the SDK's stream reported as connection errors), else None."""
+    import ssl
+
+    import anyio
+    import httpx2
+
+    if isinstance(exc, httpx2.TimeoutException):
+        return Unreachable(exc, timed_out=True)
+    if isinstance(exc, httpx2.RequestError | ssl.SSLError | anyio.EndOfStream):
+        return Unreachable(exc, timed_out=False)
+    return None
+
+
+async def openai_chunks(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
+    """The JSON chunks of a streamed chat completion, up to ``data: [DONE]`` (the rest of the
+    body is read so the connection can be reused). Raises ``StreamFailure`` for a chunk holding
+    an ``error``, ``Unreachable`` when the connection fails, ValueError for data that is not JSON."""
+    body = response.aiter_bytes()
+    try:
+        async for event in server_events(body):
+            if event.data.startswith("[DONE]"):
+                if response.http_version == "HTTP/1.1":
+                    async for _ in body:
+                        pass
+                return
+            data = json.loads(event.data)
+            if isinstance(data, dict) and data.get("error"):
+                error = data["error"]
+                message = error.get("message") if isinstance(error, dict) else None
+                if not message or not isinstance(message, str):
+                    message = "An error occurred during streaming"
+                raise StreamFailure(message, error)
+            yield data
+    except Exception as exc:
+        lost = _unreachable(exc)
+        if lost is None:
+            raise
+        raise lost from exc
+
+
 class OpenAIProvider:
     """A ``Provider`` for one OpenAI-compatible endpoint.
 
-    ``base_url`` includes the API prefix (``http://localhost:11434/v1``). The SDK's own retries
-    are off; ``retry`` governs (transient errors before any output). ``key_hint`` names where
-    the key came from, for 401 messages. The SDK client is made on first use and cached per
-    event loop. ``include_usage`` asks for a final usage chunk (``stream_options``). A request's
+    ``base_url`` includes the API prefix (``http://localhost:11434/v1``). ``retry`` governs
+    retries (transient errors before any output); a request is sent once per attempt.
+    ``key_hint`` names where the key came from, for 401 messages. The HTTP client is made on
+    first use and cached per event loop; requests carry the headers the official SDK sends.
+    ``include_usage`` asks for a final usage chunk (``stream_options``). A request's
     ``max_tokens`` goes out as ``max_completion_tokens`` to api.openai.com, ``max_tokens`` elsewhere.
     """
 
@@ -289,59 +339,54 @@ class OpenAIProvider:
     ) -> None:
         self.name = name
         self.base_url = base_url or DEFAULT_BASE_URL
-        self._api_key = api_key or NO_KEY
-        self._timeout_s = timeout_s
         self._retry = retry or RetryPolicy()
         self._key_hint = key_hint
         self._include_usage = include_usage
         official = self.base_url.rstrip("/") == DEFAULT_BASE_URL
         self._max_tokens_field = "max_completion_tokens" if official else "max_tokens"
-        self._client = LoopClient(self._make_client)
-
-    def client(self) -> AsyncOpenAI:
-        """The cached SDK client of the running event loop (made on first call)."""
-        return self._client.get()
-
-    def _make_client(self) -> AsyncOpenAI:
-        from openai import AsyncOpenAI
-
-        return AsyncOpenAI(
-            api_key=self._api_key, base_url=self.base_url, timeout=self._timeout_s, max_retries=0
-        )
+        headers = _headers(api_key or NO_KEY, timeout_s)
+        self.endpoint = HttpEndpoint(self.base_url, headers, timeout_s=timeout_s)
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one turn (see ``Provider.stream``)."""
         return retrying(lambda: self._attempt(request), self._retry)
 
-    async def _attempt(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        from openai import AsyncStream
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+    def _map(self, exc: BaseException) -> ProviderError:
+        return map_openai_error(exc, self.name, self._key_hint)
 
+    async def _attempt(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         try:
+            # The body goes out as built: each message was encoded once for the transcript.
             body = openai_body(
                 request, include_usage=self._include_usage, max_tokens_field=self._max_tokens_field
             )
-            # The raw request path: the body goes out as built, without the SDK's per-message
-            # transform of ``chat.completions.create`` (which walks the whole conversation).
-            stream = await self.client().post(
-                "/chat/completions",
-                content=body,
-                cast_to=ChatCompletion,
-                stream=True,
-                stream_cls=AsyncStream[ChatCompletionChunk],
-                options={"security": {"bearer_auth": True}},
-            )
+            response = await self.endpoint.post_stream("/chat/completions", body)
         except Exception as exc:
-            raise map_openai_error(exc, self.name, self._key_hint) from exc
-        assembler = ChunkAssembler()
-        chunks = mapped_stream(stream, lambda exc: map_openai_error(exc, self.name, self._key_hint))
-        async with aclosing(chunks):
-            async for chunk in chunks:
-                for event in assembler.feed(chunk):
-                    yield event
+            raise self._map(exc) from exc
+        try:
+            assembler = ChunkAssembler()
+            chunks = mapped_stream(openai_chunks(response), self._map)
+            async with aclosing(chunks):
+                async for chunk in chunks:
+                    for event in assembler.feed(chunk):
+                        yield event
+        finally:
+            await close_quietly(response)
         for event in assembler.finish():
             yield event
 
     async def aclose(self) -> None:
-        """Close the cached SDK client (safe to call twice)."""
-        await self._client.aclose()
+        """Close the cached HTTP client (safe to call twice)."""
+        await self.endpoint.aclose()
+
+
+def _headers(api_key: str, timeout_s: float) -> dict[str, str]:
+    """Every request's headers, as the SDK's ``AsyncOpenAI`` sends them (no retries of its own)."""
+    return {
+        "x-stainless-retry-count": "0",
+        "x-stainless-read-timeout": str(float(timeout_s)),
+        "Accept": "application/json",
+        "Content-Type": "application/json",
+        **sdk_headers("openai", "AsyncOpenAI"),
+        "Authorization": f"Bearer {api_key}",
+    }
