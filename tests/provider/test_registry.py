@@ -279,3 +279,14 @@ async def test_resolved_model_streams_from_the_configured_server_with_retry_noti
         assert [r.body["model"] for r in server.requests] == ["scripted-1", "scripted-1"]
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "hello from the server"
     assert heard == [(503, 1, 0.5)]
+
+
+def test_openai_organization_and_project_come_from_the_environment() -> None:
+    env = {"OPENAI_API_KEY": "k", "OPENAI_ORG_ID": "org-1", "OPENAI_PROJECT_ID": "proj-2"}
+    env["ANTHROPIC_API_KEY"] = "k"
+    settings = provider_settings(Config(), env)
+    assert settings["openai"].headers == {"OpenAI-Organization": "org-1", "OpenAI-Project": "proj-2"}
+    assert settings["anthropic"].headers == {}
+    provider = ProviderRegistry(Config(), env=env).provider("openai")
+    assert isinstance(provider, OpenAIProvider)
+    assert provider.endpoint.headers["OpenAI-Project"] == "proj-2"

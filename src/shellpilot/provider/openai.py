@@ -9,7 +9,7 @@ Must not touch: config or the environment (registry.py passes key and URL); HTTP
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
@@ -322,6 +322,7 @@ class OpenAIProvider:
     retries (transient errors before any output); a request is sent once per attempt.
     ``key_hint`` names where the key came from, for 401 messages. The HTTP client is made on
     first use and cached per event loop; requests carry the headers the official SDK sends.
+    ``headers`` are added to every request (``OpenAI-Organization``...).
     ``include_usage`` asks for a final usage chunk (``stream_options``). A request's
     ``max_tokens`` goes out as ``max_completion_tokens`` to api.openai.com, ``max_tokens`` elsewhere.
     """
@@ -336,6 +337,7 @@ class OpenAIProvider:
         retry: RetryPolicy | None = None,
         key_hint: str = "",
         include_usage: bool = True,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.name = name
         self.base_url = base_url or DEFAULT_BASE_URL
@@ -344,8 +346,8 @@ class OpenAIProvider:
         self._include_usage = include_usage
         official = self.base_url.rstrip("/") == DEFAULT_BASE_URL
         self._max_tokens_field = "max_completion_tokens" if official else "max_tokens"
-        headers = _headers(api_key or NO_KEY, timeout_s)
-        self.endpoint = HttpEndpoint(self.base_url, headers, timeout_s=timeout_s)
+        sent = {**_headers(api_key or NO_KEY, timeout_s), **(headers or {})}
+        self.endpoint = HttpEndpoint(self.base_url, sent, timeout_s=timeout_s)
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one turn (see ``Provider.stream``)."""

@@ -11,16 +11,12 @@ import asyncio
 import difflib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, assert_never
+from typing import Any, Literal, assert_never
 
 from shellpilot.config.model import Config, ProviderConfig
 from shellpilot.errors import ModelNotFound, ProviderError, ProviderNotConfigured
 from shellpilot.provider.base import Provider
 from shellpilot.provider.retry import RetryPolicy
-
-if TYPE_CHECKING:
-    from shellpilot.provider.anthropic import AnthropicProvider
-    from shellpilot.provider.openai import OpenAIProvider
 
 ProviderType = Literal["openai", "anthropic"]
 
@@ -55,6 +51,8 @@ class ProviderSettings:
     max_retries: int = 3
     timeout_ms: int = 600_000
     problem: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Extra headers for every request (OpenAI's organization and project, from the environment)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +69,15 @@ class ResolvedModel:
     api_model: str
     provider: Provider
     options: Mapping[str, Any]
+
+
+def _env_headers(ptype: ProviderType, env: Mapping[str, str]) -> dict[str, str]:
+    """``OpenAI-Organization`` / ``OpenAI-Project`` from ``$OPENAI_ORG_ID`` / ``$OPENAI_PROJECT_ID``
+    for an OpenAI-protocol provider, as the openai SDK's own client adds them."""
+    if ptype != "openai":
+        return {}
+    names = {"OpenAI-Organization": "OPENAI_ORG_ID", "OpenAI-Project": "OPENAI_PROJECT_ID"}
+    return {header: env[var] for header, var in names.items() if env.get(var)}
 
 
 def _settings_from_config(name: str, entry: ProviderConfig, env: Mapping[str, str]) -> ProviderSettings:
@@ -115,6 +122,7 @@ def _settings_from_config(name: str, entry: ProviderConfig, env: Mapping[str, st
         max_retries=entry.max_retries,
         timeout_ms=entry.timeout_ms,
         problem=problem,
+        headers=_env_headers(ptype, env),
     )
 
 
@@ -133,6 +141,7 @@ def provider_settings(config: Config, env: Mapping[str, str]) -> dict[str, Provi
                 base_url=env.get(ENV_BASE_URLS[ptype]) or None,
                 api_key=env.get(ENV_KEYS[ptype]) or None,
                 key_hint=f"${ENV_KEYS[ptype]}",
+                headers=_env_headers(ptype, env),
             )
     return out
 
@@ -146,26 +155,23 @@ def split_model_id(model_id: str) -> tuple[str, str]:
 
 
 def make_provider(settings: ProviderSettings, retry: RetryPolicy) -> Provider:
-    """Build the provider object for ``settings`` (no SDK import, no network yet)."""
-    provider_class: type[OpenAIProvider | AnthropicProvider]
+    """Build the provider object for ``settings`` (no HTTP client, no network yet)."""
+    common: dict[str, Any] = {
+        "api_key": settings.api_key,
+        "base_url": settings.base_url,
+        "timeout_s": settings.timeout_ms / 1000,
+        "retry": retry,
+        "key_hint": settings.key_hint,
+    }
     if settings.type == "openai":
         from shellpilot.provider.openai import OpenAIProvider
 
-        provider_class = OpenAIProvider
-    elif settings.type == "anthropic":
+        return OpenAIProvider(settings.name, **common, headers=settings.headers)
+    if settings.type == "anthropic":
         from shellpilot.provider.anthropic import AnthropicProvider
 
-        provider_class = AnthropicProvider
-    else:
-        assert_never(settings.type)
-    return provider_class(
-        settings.name,
-        api_key=settings.api_key,
-        base_url=settings.base_url,
-        timeout_s=settings.timeout_ms / 1000,
-        retry=retry,
-        key_hint=settings.key_hint,
-    )
+        return AnthropicProvider(settings.name, **common)
+    assert_never(settings.type)
 
 
 class ProviderRegistry:
