@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import suppress
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 log = logging.getLogger(__name__)
 """Where an exception raised by a listener is reported (with its traceback)."""
@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 
 class Event(BaseModel):
     """Base of every bus event; subclasses set ``type`` to a literal such as ``part.updated``."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: most events never occur
 
     type: str
 

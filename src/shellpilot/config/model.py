@@ -14,7 +14,8 @@ PermissionConfig = PermissionAction | dict[str, PermissionAction | dict[str, Per
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # Schemas are built on first use (``defer_build``), not at import: see session/models.py.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class ShellConfig(_Section):
@@ -160,7 +161,7 @@ class ProjectRules(BaseModel):
     each file's ``agent.<name>.permission``, by agent name.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     permission: tuple[PermissionConfig, ...] = ()
     agent: dict[str, tuple[PermissionConfig, ...]] = Field(default_factory=dict)
@@ -174,7 +175,7 @@ class Config(_Section):
     never from a file's keys).
     """
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     schema_: str | None = Field(None, alias="$schema")
     shell: ShellConfig = Field(default_factory=ShellConfig)

@@ -21,7 +21,9 @@ def now_ms() -> int:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Schemas are built on first use (``defer_build``): a CLI call validates few of these
+    # models, and building all of them at import cost a noticeable part of its start-up.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Session(_Model):

@@ -12,13 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from shellpilot.permission.request import Ask, AskRequest, allow_all
 
 
 class ToolResult(BaseModel):
     """What a tool returns: ``output`` is the text the model sees next turn."""
+
+    model_config = ConfigDict(defer_build=True)
 
     title: str = ""
     output: str

@@ -41,7 +41,7 @@ EnvHook = Callable[[str, str, Path], Mapping[str, str] | Awaitable[Mapping[str, 
 class ShellParams(BaseModel):
     """Arguments of one ``bash`` call."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     command: str = Field(description="The command to execute")
     timeout: int | None = Field(
