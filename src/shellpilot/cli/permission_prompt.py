@@ -15,11 +15,7 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, TypeVar
-
-from rich.console import Console
-from rich.panel import Panel
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from shellpilot.bus import Bus, Subscription
 from shellpilot.cli.render import printable
@@ -33,6 +29,10 @@ from shellpilot.permission.events import PermissionAsked, PermissionRequest, Rep
 from shellpilot.permission.request import AskRequest
 from shellpilot.permission.service import PermissionService, Verdict
 from shellpilot.permission.wildcard import match
+
+if TYPE_CHECKING:  # rich loads when something is shown: a run that never asks does not pay for it
+    from rich.console import Console
+    from rich.text import Text
 
 T = TypeVar("T")
 ReadLine = Callable[[str], str]
@@ -215,6 +215,9 @@ def render_request(request: PermissionRequest, console: Console) -> None:
     Every model-provided value goes through ``printable``, so a ``\x1b[8m`` (conceal) or
     ``\x1b[2K`` (erase line) in a command shows as ``␛[8m`` instead of hiding it.
     """
+    from rich.panel import Panel
+    from rich.text import Text
+
     body = Text()
     if request.person_only:
         body.append("warning     ", style="bold red")
@@ -273,7 +276,9 @@ def confirm(
     or end of input. No grant is stored, so "always" is not offered. Only call it when
     stdin is a terminal (``shellpilot command render`` checks that first).
     """
-    shown = console or Console(stderr=True)
+    from rich.text import Text
+
+    shown = console or _stderr_console()
     read = read_line or (lambda prompt: shown.input(Text(prompt)))
     shown_request = PermissionRequest(
         id="per_confirm",
@@ -344,12 +349,21 @@ class PermissionPrompt:
         self._bus = bus
         self.policy = policy or NonInteractivePolicy()
         self.interactive = _stdin_is_tty() if interactive is None else interactive
-        self._console = console or Console(stderr=True)
+        self._given_console = console
         self._read_line: ReadLine = read_line or self._input
         self._task: asyncio.Task[None] | None = None
         self.answered: list[tuple[str, Decision]] = []
 
+    @property
+    def _console(self) -> Console:
+        """The console requests are shown on (rich on stderr unless one was given), made on first use."""
+        if self._given_console is None:
+            self._given_console = _stderr_console()
+        return self._given_console
+
     def _input(self, prompt: str) -> str:
+        from rich.text import Text
+
         return self._console.input(Text(prompt))  # Text: "[o]nce" is not markup
 
     def start(self) -> None:
@@ -390,11 +404,11 @@ class PermissionPrompt:
         except PermissionRequestNotFound:
             # Settled meanwhile (cancelled, or covered by an earlier "always").
             if self.interactive:
-                self._console.print(Text("(that request is no longer pending)", style="dim"))
+                self._console.print(_text("(that request is no longer pending)", style="dim"))
             return None
         if decision.notice:
             style = "yellow" if decision.reply == "reject" else "dim"
-            self._console.print(Text(decision.notice, style=style))
+            self._console.print(_text(decision.notice, style=style))
         self.answered.append((request.id, decision))
         return decision
 
@@ -407,6 +421,18 @@ class PermissionPrompt:
                     await self.answer(event.request)
         finally:
             subscription.close()
+
+
+def _text(text: str, *, style: str) -> Text:
+    from rich.text import Text
+
+    return Text(text, style=style)
+
+
+def _stderr_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True)
 
 
 def _stdin_is_tty() -> bool:
