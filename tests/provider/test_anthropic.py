@@ -1,4 +1,4 @@
-"""AnthropicProvider through the real anthropic SDK against the real ScriptedModelServer on loopback."""
+"""AnthropicProvider over httpx2 against the real ScriptedModelServer on loopback."""
 
 from __future__ import annotations
 
