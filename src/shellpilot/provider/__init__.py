@@ -1,7 +1,7 @@
 """Model providers: one streaming protocol over OpenAI-compatible and Anthropic endpoints.
 
-Owns: the public face of ``shellpilot.provider``. Must not touch: the SDKs at import time
-(``openai`` / ``anthropic`` are imported inside the functions that call them).
+Owns: the public face of ``shellpilot.provider``. Must not touch: HTTP at import time (httpx2
+loads when a provider first sends; no provider SDK is imported at all).
 
 Public names:
 
