@@ -1,7 +1,8 @@
 """shellpilot.cli: the command line, and its console-script entry.
 
 Owns: ``main``, which answers ``shellpilot --version`` before anything else is imported,
-runs ``shellpilot shell ...`` through click alone when it can (cli/fast_shell.py), and
+runs ``shellpilot shell ...`` and ``run ...`` through click alone when it can
+(cli/fast_path.py), and
 otherwise runs the typer app (cli/app.py). Must not touch: what sub-commands do.
 """
 
@@ -12,18 +13,18 @@ import sys
 
 def main() -> None:
     """Console-script entry. ``--version`` alone is answered from the package's version
-    string without building the CLI; ``shell`` words that click parses cleanly run without
-    typer; everything else goes to ``cli.app.main``."""
+    string without building the CLI; ``shell`` and ``run`` words that click parses cleanly
+    run without typer; everything else goes to ``cli.app.main``."""
     args = sys.argv[1:]
     if args == ["--version"]:
         from shellpilot import __version__
 
         sys.stdout.write(f"shellpilot {__version__}\n")
         return
-    if args[:1] == ["shell"]:
-        from shellpilot.cli.fast_shell import run_fast
+    if args[:1] == ["shell"] or args[:1] == ["run"]:
+        from shellpilot.cli.fast_path import run_fast
 
-        code = run_fast(args[1:])
+        code = run_fast(args[0], args[1:])
         if code is not None:
             sys.exit(code)
     from shellpilot.cli.app import main as run_app

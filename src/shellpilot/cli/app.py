@@ -19,7 +19,7 @@ from shellpilot.errors import ShellpilotError
 
 SUBCOMMANDS: dict[str, str] = {
     "shell": "shellpilot.cli.shell_cmd",
-    "run": "shellpilot.cli.run_cmd",
+    "run": "shellpilot.cli.run_decl",
     "sandbox": "shellpilot.cli.sandbox_cmd",
     "doctor": "shellpilot.cli.doctor_cmd",
     "session": "shellpilot.cli.session_cmd",

@@ -1,8 +1,9 @@
-"""``shellpilot run [MESSAGE...]``: one prompt or slash command through the agent loop.
+"""What ``shellpilot run [MESSAGE...]`` does: one prompt or slash command through the agent loop.
 
-Owns: the run sub-command (options, message/stdin/``/command`` parsing, session choice,
-live rendering, the permission prompt, Ctrl-C, exit status). Must not touch: the loop's
-behaviour (session/loop.py); SDKs load only when a model is actually called.
+Owns: the run sub-command's work (message/stdin/``/command`` parsing, session choice, live
+rendering, the permission prompt, Ctrl-C, exit status). Must not touch: parsing the command
+line (run_decl.py with typer, fast_path.py with click), the loop's behaviour
+(session/loop.py); nothing imports typer here, and HTTP loads only when a model is called.
 """
 
 from __future__ import annotations
@@ -12,11 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
-import typer
-
-from shellpilot.cli.options import PASS_THROUGH, DataDirOption, DirOption, PassThroughCommand, TrustOption
 from shellpilot.errors import Aborted, ShellpilotError, UsageError
 
 if TYPE_CHECKING:
@@ -361,89 +359,42 @@ def execute(opts: RunOptions, out: TextIO | None = None, err: TextIO | None = No
         return asyncio.run(_turn(ctx, opts, out or sys.stdout, err or sys.stderr))
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``shellpilot run`` to the top-level app."""
-
-    @app.command("run", cls=PassThroughCommand, context_settings=PASS_THROUGH)
-    def run(
-        message: Annotated[
-            list[str] | None,
-            typer.Argument(help='The message or "/command args" (else stdin).'),
-        ] = None,
-        command: Annotated[
-            str | None,
-            typer.Option(
-                "--command", metavar="NAME", help="Run this slash command; MESSAGE is its arguments."
-            ),
-        ] = None,
-        model: Annotated[
-            str | None, typer.Option("--model", "-m", metavar="PROVIDER/MODEL", help="The model to use.")
-        ] = None,
-        agent: Annotated[
-            str | None, typer.Option("--agent", metavar="NAME", help="Agent: build, plan or your own.")
-        ] = None,
-        session: Annotated[
-            str | None, typer.Option("--session", "-s", metavar="ID", help="Continue this session.")
-        ] = None,
-        cont: Annotated[
-            bool, typer.Option("--continue", "-c", help="Continue the latest session here.")
-        ] = False,
-        output_format: Annotated[
-            str, typer.Option("--format", metavar="text|json", help="json: one JSON event per line.")
-        ] = "text",
-        schema: Annotated[
-            str | None,
-            typer.Option(
-                "--schema", metavar="SCHEMA", help="Structured output: a JSON schema (inline or a file)."
-            ),
-        ] = None,
-        yes: Annotated[
-            bool, typer.Option("--yes", "-y", help="Without a terminal, allow everything that asks.")
-        ] = False,
-        allow: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--allow",
-                metavar="PATTERN",
-                help="Without a terminal, allow asks matching PATTERN (repeatable).",
-            ),
-        ] = None,
-        file: Annotated[
-            list[Path] | None,
-            typer.Option("--file", "-f", metavar="PATH", help="Attach a file or folder (repeatable)."),
-        ] = None,
-        directory: DirOption = None,
-        data_dir: DataDirOption = None,
-        trust: TrustOption = False,
-    ) -> None:
-        """Send a message (or run a /command) to the agent and stream its work.
-
-        The model works with the shell tool in the project; each command that needs
-        approval is asked on the terminal (without one: rejected unless --yes/--allow).
-        Words after /NAME are the command's, including ones that start with - (put --
-        before them to pass one of these options on). -m wins over a command's own model.
-
-        Exit status: 0 when the turn succeeded, 130 after Ctrl-C (143 after SIGTERM),
-        2 for a usage or config error, 3 for provider errors, 4 when a permission was
-        rejected, 5 when the session is missing or busy, 6 when the store cannot be
-        written, 1 otherwise.
-        """
-        if output_format not in ("text", "json"):
-            raise UsageError(f"--format must be text or json, not {output_format!r}.")
-        opts = RunOptions(
-            message=read_message(list(message or []), sys.stdin, command),
-            command=command,
-            model=model,
-            agent=agent,
-            session_id=session,
-            cont=cont,
-            format="json" if output_format == "json" else "text",
-            schema=load_schema(schema) if schema else None,
-            yes=yes,
-            allow=tuple(allow or ()),
-            files=tuple(file or ()),
-            directory=str(directory) if directory else None,
-            data_dir=str(data_dir) if data_dir else None,
-            trust=trust,
-        )
-        sys.exit(execute(opts))
+def run_words(
+    *,
+    message: Sequence[str] | None,
+    command: str | None,
+    model: str | None,
+    agent: str | None,
+    session: str | None,
+    cont: bool,
+    output_format: str,
+    schema: str | None,
+    yes: bool,
+    allow: Sequence[str] | None,
+    file: Sequence[Path] | None,
+    directory: Path | None,
+    data_dir: Path | None,
+    trust: bool,
+) -> int:
+    """``shellpilot run`` with its parsed parameters (named as the options are); returns the
+    exit status. Raises UsageError for a ``--format`` other than text or json, and what
+    ``execute`` raises."""
+    if output_format not in ("text", "json"):
+        raise UsageError(f"--format must be text or json, not {output_format!r}.")
+    opts = RunOptions(
+        message=read_message(list(message or []), sys.stdin, command),
+        command=command,
+        model=model,
+        agent=agent,
+        session_id=session,
+        cont=cont,
+        format="json" if output_format == "json" else "text",
+        schema=load_schema(schema) if schema else None,
+        yes=yes,
+        allow=tuple(allow or ()),
+        files=tuple(file or ()),
+        directory=str(directory) if directory else None,
+        data_dir=str(data_dir) if data_dir else None,
+        trust=trust,
+    )
+    return execute(opts)

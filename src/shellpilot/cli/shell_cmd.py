@@ -1,7 +1,7 @@
 """``shellpilot shell "CMD"`` declared for the typer app: its options, help text and usage errors.
 
 Owns: the sub-command's typer declaration. Must not touch: what it does (user_shell.py); the
-same parameters are declared for click in fast_shell.py, and a test keeps the two equal.
+same parameters are declared for click in fast_path.py, and a test keeps the two equal.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What ``shellpilot shell "CMD"`` does: run the command in a session, echo it live, exit with its code.
 
 Owns: session choice, Ctrl-C, exit status, notices and footer. Must not touch: parsing the
-command line (shell_cmd.py with typer, fast_shell.py with click), recording (SessionService.shell);
+command line (shell_cmd.py with typer, fast_path.py with click), recording (SessionService.shell);
 nothing heavy (typer included) is imported at module level.
 """
 

@@ -1,0 +1,111 @@
+"""``shellpilot shell`` and ``run`` parsed by click alone: the same parameters as their typer
+declarations, and every word it does not take cleanly left to the typer app."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from shellpilot.cli.app import _load
+from shellpilot.cli.fast_path import parsed, run_command, run_fast, shell_command
+
+
+def _shape(param: Any) -> tuple[Any, ...]:
+    kind = "argument" if param.param_type_name == "argument" else "option"
+    flag = bool(getattr(param, "is_flag", False))
+    multiple = bool(getattr(param, "multiple", False))
+    return (kind, param.name, sorted(param.opts), sorted(param.secondary_opts), flag, multiple, param.nargs)
+
+
+@pytest.mark.parametrize(("name", "declared"), [("shell", shell_command), ("run", run_command)])
+def test_click_declares_what_typer_declares(name: str, declared: Any) -> None:
+    typer_command = _load(name)
+    typer_params = [p for p in typer_command.params if p.name != "help"]
+    ours = declared()
+    assert [_shape(p) for p in ours.params] == [_shape(p) for p in typer_params]
+    assert [p.required for p in ours.params] == [p.required for p in typer_params]
+    assert ours.ignore_unknown_options == typer_command.ignore_unknown_options
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["true"], {"command": "true", "cont": False, "trust": False, "timeout": None, "directory": None}),
+        (
+            ["-c", "--timeout", "250", "--dir", "./a/", "ls -l", "--trust"],
+            {"command": "ls -l", "cont": True, "trust": True, "timeout": 250, "directory": Path("a")},
+        ),
+        (["-s", "ses_1", "--", "-x"], {"command": "-x", "session": "ses_1"}),
+        (["--timeout=-3", "x"], {"timeout": -3}),
+    ],
+)
+def test_clean_shell_words_are_parsed_as_typer_converts_them(
+    words: list[str], expected: dict[str, Any]
+) -> None:
+    params = parsed("shell", words)
+    assert params is not None
+    assert {k: params[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["hi"], {"message": ("hi",), "output_format": "text", "allow": (), "file": [], "yes": False}),
+        (
+            ["/review", "--since", "-5", "-y", "--allow", "git *", "-f", "./notes/", "--format", "json"],
+            {
+                "message": ("/review", "--since", "-5"),
+                "yes": True,
+                "allow": ("git *",),
+                "file": [Path("notes")],
+                "output_format": "json",
+            },
+        ),
+        (["-m", "p/m", "--", "/x", "--yes"], {"message": ("/x", "--yes"), "model": "p/m", "yes": False}),
+    ],
+)
+def test_clean_run_words_are_parsed_as_typer_converts_them(
+    words: list[str], expected: dict[str, Any]
+) -> None:
+    params = parsed("run", words)
+    assert params is not None
+    assert {k: params[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("shell", []),
+        ("shell", ["--help"]),
+        ("shell", ["true", "--help"]),
+        ("shell", ["--bogus", "true"]),
+        ("shell", ["a", "b"]),
+        ("shell", ["--timeout", "x", "true"]),
+        ("shell", ["--timeout", "5.0", "true"]),
+        ("shell", ["--timeout", "+5", "true"]),
+        ("shell", ["--session"]),
+        ("run", ["--help"]),
+        ("run", ["hi", "--model"]),
+        ("session", ["list"]),
+    ],
+)
+def test_anything_else_is_left_to_the_typer_app(name: str, words: list[str]) -> None:
+    assert run_fast(name, words) is None
+
+
+def test_usage_errors_are_the_typer_apps(tmp_path: Path) -> None:
+    # The words click refuses run the full app: its usage error (with the -- hint for run).
+    done = subprocess.run(
+        [sys.executable, "-m", "shellpilot", "run", "hi", "--model"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "Option '--model' requires an argument" in done.stderr
+    assert "put -- before the command's arguments" in done.stderr
