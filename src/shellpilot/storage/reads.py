@@ -11,13 +11,16 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 from shellpilot.session.models import Message, MessageWithParts, Part
 
-MESSAGES: TypeAdapter[Message] = TypeAdapter(Message)
+_ON_FIRST_USE = ConfigDict(defer_build=True)
+"""Validators built when first used: a process that reads no message (a fresh shell call)
+does not pay for the union of every part type."""
+MESSAGES: TypeAdapter[Message] = TypeAdapter(Message, config=_ON_FIRST_USE)
 """Validates a stored message body (one adapter for every storage module)."""
-PARTS: TypeAdapter[Part] = TypeAdapter(Part)
+PARTS: TypeAdapter[Part] = TypeAdapter(Part, config=_ON_FIRST_USE)
 """Validates a stored part body."""
 
 
