@@ -157,6 +157,8 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
     for word in words:
         if "{" in word.raw:
             words = expand_braces(words, w.builder.unknown)
+            if not words:  # `{,}`: nothing is left to run
+                return cwds
             break
     return w.judge.judge(
         words, cwds, prefix=prefix, redirects=texts, writes=writes, stdin=stdin, dynamic_words=dynamic
