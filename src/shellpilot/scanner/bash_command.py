@@ -58,7 +58,30 @@ _BUILTIN_WRAPPERS = frozenset({"builtin", "command"})
 _HASH_WRAPPERS = frozenset({"command", "exec"})
 """Wrappers after which bash still looks the name up in its hash table (`hash -p`), though
 not among aliases or functions (`command del`, `exec del`)."""
-_RESERVED = frozenset("if then else elif fi do done case esac while until for in select function { } [[ ]] coproc".split())
+_RESERVED = frozenset(
+    [
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "while",
+        "until",
+        "for",
+        "in",
+        "select",
+        "function",
+        "{",
+        "}",
+        "[[",
+        "]]",
+        "coproc",
+    ]
+)
 """bash's reserved words that never name a command when unquoted in command position: a
 command tree-sitter names so (`! if x; then y; fi` comes out as commands `if x`, `then y`)
 was misread, so what bash runs is not what the tree shows."""
@@ -185,7 +208,9 @@ class CommandJudge:
             if unwrapped.joined:  # watch, parallel: the words are one command string
                 # (the wrappers, the joining one included, are what runs: `time taskset -c 0
                 # parallel rm ::: x` runs taskset and parallel, so they are named)
-                self.record(words, 0, program_name(name), prefix, redirects, run_cwds, wrappers, dynamic_words)
+                self.record(
+                    words, 0, program_name(name), prefix, redirects, run_cwds, wrappers, dynamic_words
+                )
                 joined = words[unwrapped.index : unwrapped.end]
                 # parallel's `::: a b` arguments are added to it (each job gets one)
                 joined += [w for w in words[unwrapped.end + 1 :] if not w.value.startswith(":::")]
@@ -211,9 +236,8 @@ class CommandJudge:
                     self.shell.expanding.add("hash " + name)
                     try:
                         hashed = Word.literal(program, head.start, head.end)
-                        return self.judge(
-                            [*words[:index], hashed, *words[index + 1 :]], cwds, prefix=prefix, redirects=redirects
-                        )
+                        rewritten = [*words[:index], hashed, *words[index + 1 :]]
+                        return self.judge(rewritten, cwds, prefix=prefix, redirects=redirects)
                     finally:
                         self.shell.expanding.discard("hash " + name)
         elif (

@@ -67,6 +67,16 @@ def scan_sh(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
     return BashWalker(source, ctx, depth, BashShell()).run(cwds)
 
 
+def _is_cd(node: Node) -> bool:
+    """Whether statement `node` is a plain `cd`/`pushd` command (its redirects aside)."""
+    if node.type == "redirected_statement" and node.child_count:
+        node = node.children[0]
+    if node.type != "command":
+        return False
+    name = node.child_by_field_name("name")
+    return name is not None and name.text in (b"cd", b"pushd")
+
+
 def _misread(root: Node) -> bool:
     """Whether tree-sitter-bash read a newline into a word: after a line ending in a plain
     word, a next line starting with `\\` (`true<newline>\\alias x`, a here-document body
@@ -136,7 +146,7 @@ class BashWalker:
         if root.has_error:
             builder.unknown(f"could not parse {self.source.short(root)} (syntax error)")
         elif b"\n\\" in data and _misread(root):
-            builder.unknown("a line starting with a backslash (`\\name`) the parser joined to the line before")
+            builder.unknown("a line starting with `\\name` that the parser joined to the line before")
         out = self.sequence(root.children, cwds)
         # Every substitution node starts at its own `$(`, `<(`, `>(` or backtick, so when the
         # walk visited as many as the text has openers, it visited them all; otherwise
@@ -254,12 +264,14 @@ class BashWalker:
             lists.append(first)
             first = first.children[0]
         resolver = self.ctx.resolver
+        resolver.last_cd = None
         out = self.stmt(first, cwds)
+        last = resolver.last_cd if _is_cd(first) else None
         for current in reversed(lists):
             left = right = out
-            last = resolver.last_cd
             if last is not None and last[0] is left and current.children[1].type == "&&":
                 left = last[1]  # `cd d && x`: x runs only where the cd succeeded
+            last = None
             for child in current.children[1:]:
                 if child.is_named:
                     right = self.stmt(child, left)
