@@ -124,6 +124,7 @@ class CommandJudge:
         stdin: str | None = bash_nesting.NO_STDIN,
         dynamic_words: bool = True,
         aliases: bool = True,
+        keyword: bool = True,
     ) -> Cwds:
         """Record one simple command and scan what it touches; returns the cwds after it.
 
@@ -133,12 +134,14 @@ class CommandJudge:
         it); `writes`: one of them writes a file; `stdin`: its here-document text (see
         bash_nesting.shell). `dynamic_words=False` promises no word is dynamic.
         `aliases=False`: the name is not looked up among aliases (see `alias`).
+        `keyword=False`: something (a redirect) was written before the name, so it is no
+        reserved word (`<f time x` runs /usr/bin/time).
         """
         builder = self.builder
         resolver = self.resolver
         head = words[0]
         name = head.value
-        if name == "time" and head.raw == "time" and not prefix and len(words) > 1:
+        if name == "time" and head.raw == "time" and keyword and not prefix and len(words) > 1:
             # bash's `time` keyword (not /usr/bin/time: unquoted, first, no assignment
             # before it) times the command after it in this same shell: that command is a
             # whole simple command again (alias, function, hash, builtins like cd, source)
@@ -170,6 +173,7 @@ class CommandJudge:
                     stdin=stdin,
                     dynamic_words=dynamic_words,
                     aliases=False,
+                    keyword=keyword,
                 )
                 return None if after is None or plain is None else tuple(dict.fromkeys(after + plain))
             handled, after = self.indirect(words, cwds, prefix, redirects, dynamic_words)
