@@ -3,6 +3,7 @@ declarations, and every word it does not take cleanly left to the typer app."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +110,22 @@ def test_usage_errors_are_the_typer_apps(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "Option '--model' requires an argument" in done.stderr
     assert "put -- before the command's arguments" in done.stderr
+
+
+def test_tab_completion_is_never_run_as_a_command(tmp_path: Path) -> None:
+    # Click's completion protocol (``_SHELLPILOT_COMPLETE`` set by a completion script): the
+    # full app answers it, the words are never run.
+    script = tmp_path / "shellpilot"
+    script.write_text(f"#!{sys.executable}\nimport sys\nfrom shellpilot.cli import main\nsys.exit(main())\n")
+    script.chmod(0o755)
+    marker = tmp_path / "ran"
+    env = {**os.environ, "_SHELLPILOT_COMPLETE": "bash_complete", "COMP_WORDS": "shellpilot shell"}
+    done = subprocess.run(
+        [str(script), "shell", f"touch {marker}"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "COMP_CWORD": "2"},
+        timeout=60,
+    )
+    assert not marker.exists(), done.stderr

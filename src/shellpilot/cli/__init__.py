@@ -21,7 +21,7 @@ def main() -> None:
 
         sys.stdout.write(f"shellpilot {__version__}\n")
         return
-    if args[:1] == ["shell"] or args[:1] == ["run"]:
+    if args[:1] in (["shell"], ["run"]) and not _completing():
         from shellpilot.cli.fast_path import run_fast
 
         code = run_fast(args[0], args[1:])
@@ -30,3 +30,11 @@ def main() -> None:
     from shellpilot.cli.app import main as run_app
 
     run_app()
+
+
+def _completing() -> bool:
+    """True when a shell's tab completion runs us (click's ``_PROG_COMPLETE`` variable is set):
+    the words are to be completed by the full app, not run."""
+    import os
+
+    return any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ)
