@@ -2,8 +2,8 @@
 
 Owns: ``main``, which answers ``shellpilot --version`` before anything else is imported,
 runs ``shellpilot shell ...`` and ``run ...`` through click alone when it can
-(cli/fast_path.py), and
-otherwise runs the typer app (cli/app.py). Must not touch: what sub-commands do.
+(cli/fast_path.py), and otherwise runs the typer app (cli/app.py).
+Must not touch: what sub-commands do.
 """
 
 from __future__ import annotations
