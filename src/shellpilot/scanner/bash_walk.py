@@ -64,7 +64,7 @@ def scan_sh(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
     unknown (the bash reading is scanned too). The `sh` entry of `ScanContext.grammars`."""
     if "$'" in source or _BRACES.search(source) is not None:
         ctx.builder.unknown("sh reads $'..' and {a,b} as plain text, unlike bash")
-    return BashWalker(source, ctx, depth, BashShell()).run(cwds)
+    return BashWalker(source, ctx, depth, BashShell(posix=True)).run(cwds)
 
 
 def _is_cd(node: Node) -> bool:
