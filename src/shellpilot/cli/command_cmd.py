@@ -6,7 +6,7 @@ rules (command/), permission decisions (permission/); heavy imports stay in func
 
 from __future__ import annotations
 
-import asyncio
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def _registry(directory: Path | None, trust: bool = False) -> tuple[CommandRegistry, LoadedConfig]:
-    from shellpilot.cli.context import project_dir_of, untrusted_warning
+    from shellpilot.cli.project import project_dir_of, untrusted_warning
     from shellpilot.cli.render import print_warning
     from shellpilot.command.cache import ParseCache
     from shellpilot.command.registry import CommandRegistry
@@ -66,7 +66,7 @@ def _as_dict(command: Command) -> dict[str, Any]:
         "subtask": command.subtask,
         "argument_hint": command.argument_hint,
         "aliases": command.aliases,
-        "arguments": [a.model_dump() for a in command.arguments],
+        "arguments": [dataclasses.asdict(a) for a in command.arguments],
         "named_arguments": command.named_arguments,
         "allowed_tools": command.allowed_tools,
         "disallowed_tools": command.disallowed_tools,
@@ -119,12 +119,18 @@ def list_commands(
 ) -> None:
     """List every slash command: name, source, origin, description, placeholders."""
 
+    registry, _ = _registry(directory, trust)
+
     async def load() -> tuple[list[Command], list[str]]:
-        registry, _ = _registry(directory, trust)
         async with registry:
             return await registry.list(), [str(w) for w in registry.warnings]
 
-    commands, warnings = asyncio.run(load())
+    if registry.has_servers:
+        import asyncio
+
+        commands, warnings = asyncio.run(load())
+    else:  # no event loop to start (nor asyncio to import) for files alone
+        commands, warnings = registry.list_files(), [str(w) for w in registry.warnings]
     if as_json:
         typer.echo(json.dumps({"commands": [_as_dict(c) for c in commands], "warnings": warnings}, indent=2))
         return
@@ -154,6 +160,8 @@ def show_command(
         registry, loaded = _registry(directory, trust)
         async with registry:
             return await registry.get(name), loaded
+
+    import asyncio
 
     from shellpilot.command.syntax import describe
 
@@ -340,6 +348,8 @@ def render_command(
                 decisions.append(f"!`{block.command}` -> {refused or _decision(service, rules, block.plan)}")
             _print_expanded(out, decisions)
             return any(block.status in ("denied", "rejected") for block in out.blocks)
+
+    import asyncio
 
     if asyncio.run(main()):
         # The prompt is printed, but a block did not run: scripts must notice (PermissionError_).
