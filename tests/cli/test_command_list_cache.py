@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from shellpilot.cli.app import app
-from shellpilot.command.cache import cache_file
+from shellpilot.command.cache import SETTLED_NS, cache_file
 
 
 def _list(project: Path) -> tuple[int, str, str]:
@@ -24,6 +25,9 @@ def test_command_list_caches_and_lists_the_same(project: Path) -> None:
     for n in range(30):
         (folder / f"c{n}.md").write_text(f"---\ndescription: number {n}\n---\nDo $1 ({n})\n")
     (folder / "odd.md").write_text("---\ndescription: odd: one\n---\nbody\n")  # a load warning
+    old = time.time_ns() - 10 * SETTLED_NS  # stored only once settled (see SETTLED_NS)
+    for file in folder.iterdir():
+        os.utime(file, ns=(old, old))
     first = _list(project)
     stored = cache_file(Path(os.environ["SHELLPILOT_DATA_DIR"]), project.resolve())
     assert first[0] == 0 and stored.exists()

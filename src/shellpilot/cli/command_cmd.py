@@ -119,6 +119,9 @@ def list_commands(
 ) -> None:
     """List every slash command: name, source, origin, description, placeholders."""
 
+    import gc
+
+    gc.disable()  # one listing, then exit: no cycles to find among thousands of commands
     registry, _ = _registry(directory, trust)
 
     async def load() -> tuple[list[Command], list[str]]:

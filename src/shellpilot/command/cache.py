@@ -2,7 +2,8 @@
 
 Owns: the cache file (read once, replaced atomically when it changed, checked by a CRC), its
 keys (the parser and its arguments, the file's path and name, and its size, mtime and ctime in
-ns) and wrapping a per-file parser with it. Must not touch: any file format (the wrapped parser
+ns), reviving stored commands, and reading a directory's files through it (``read``, a
+``FileReader``). Must not touch: any file format (the wrapped parser
 decides everything), precedence (registry.py).
 """
 
@@ -13,7 +14,7 @@ import gc
 import hashlib
 import json
 import os
-import tempfile
+import time
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import MISSING, fields
@@ -26,6 +27,12 @@ from shellpilot.command.sources.base import FileParser, Loaded
 
 CACHE_VERSION = 3
 """Bumped when the file's layout changes; a file of another version is ignored."""
+
+SETTLED_NS = 2_000_000_000
+"""A parse is stored only when the file's mtime is this much (2 s, in ns) older than the read.
+File times are coarse (a kernel tick; 1-2 s on some file systems), so a file written twice
+within one tick can keep its size and times; once it has settled, any later write gets a
+later mtime, so the stored stamp can never match a changed file."""
 
 Raw = list[Any]
 """One file's parse as stored: ``[size, mtime_ns, ctime_ns, [command...], [[message, path, line]...]]``,
@@ -67,10 +74,10 @@ _FIELDS = frozenset(f.name for f in fields(Command))
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """No cyclic garbage collection inside: reading ten thousand entries allocates a few
     hundred thousand objects (none in a cycle), and the collector, woken every 700 of them
-    to walk a growing heap, took a third of the time."""
+    to walk a growing heap, took a third of the time. Collection resumes on exit."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -119,15 +126,16 @@ class ParseCache:
     ``parse(name, Path(path), *args, **kwargs)`` would and joins the results; for each file
     it returns the stored result when the same parser was called with the same arguments
     for the same path and the file's size, mtime and ctime (ns) are what they were;
-    otherwise it parses and stores. ``wrap(parse)`` is the same for one file at a time.
-    Only what depends on the file alone is stored (commands with a text template and no
-    plugin root, warnings); anything else is parsed every time. ``save()`` writes the
-    entries used since the file was read (entries of files that are gone are dropped) to
-    a temporary file and renames it over the old one: readers see one whole file or the
-    other, and of two writers the last wins. The file is a JSON header line (version, a
-    stamp of the command package's code, the body's CRC-32) and the JSON body: a missing,
-    unreadable, damaged (CRC, shape), other-version or other-code file reads as empty, so
-    everything is parsed again; a file that cannot be written is left as it was.
+    otherwise it parses, and stores the result once the file has settled (``SETTLED_NS``).
+    ``wrap(parse)`` is the same for one file at a time. Only what depends on the file
+    alone is stored (commands with a text template and no plugin root, warnings); anything
+    else is parsed every time. ``save()`` writes the entries used since the file was read
+    (entries of files that are gone are dropped) to a temporary file and renames it over
+    the old one: readers see one whole file or the other, and of two writers the last
+    wins. The file is a JSON header line (version, a stamp of the command package's code,
+    the body's CRC-32) and the JSON body: a missing, unreadable, damaged (CRC, shape),
+    other-version or other-code file reads as empty, so everything is parsed again; a file
+    that cannot be written is left as it was.
     """
 
     def __init__(self, file: Path) -> None:
@@ -156,7 +164,7 @@ class ParseCache:
                     and header.get("code") == self._code
                     and header.get("crc") == zlib.crc32(body)
                 ):
-                    with _gc_paused():
+                    with gc_paused():
                         entries = json.loads(body)
                     if isinstance(entries, dict):
                         self._old = {g: f for g, f in entries.items() if isinstance(f, dict)}
@@ -179,7 +187,7 @@ class ParseCache:
         group = self._group(parse, args, kwargs)
         commands: list[Command] = []
         warnings: list[LoadWarning] = []
-        with _gc_paused():
+        with gc_paused():
             self._read_into(commands, warnings, group, parse, files, args, kwargs)
         return Loaded(commands, warnings)
 
@@ -195,6 +203,7 @@ class ParseCache:
     ) -> None:
         old = self._entries().get(group, {})
         new = self._new.setdefault(group, {})
+        settled = time.time_ns() - SETTLED_NS  # taken before any file is read
         stat = os.stat
         for name, path in files:
             try:
@@ -218,17 +227,17 @@ class ParseCache:
                 except (TypeError, ValueError, IndexError, KeyError, AttributeError):
                     pass  # a damaged entry: parse the file again
             self.misses += 1
-            self._changed = True
             one = parse(name, Path(path), *args, **kwargs)
             commands += one.commands
             warnings += one.warnings
-            # Stored: plain results of the file alone. A command naming its plugin root also
-            # depends on the folders above the file (a ``.claude-plugin/`` added later), so
-            # it is parsed afresh each time.
+            # Stored: plain results of a settled file alone (see SETTLED_NS). A command naming
+            # its plugin root also depends on the folders above the file (a ``.claude-plugin/``
+            # added later), so it is parsed afresh each time.
             stored = [None if c.plugin_root else _store(c) for c in one.commands]
-            if all(data is not None for data in stored):
+            if st.st_mtime_ns <= settled and all(data is not None for data in stored):
                 notes = [[w.message, w.path, w.line] for w in one.warnings]
                 new[key] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, stored, notes]
+                self._changed = True
 
     def wrap(self, parse: FileParser) -> FileParser:
         """``parse`` for one file at a time with its results kept in this cache: ``read`` of
@@ -246,6 +255,8 @@ class ParseCache:
         # Without a miss every entry used came from the file, so equal counts mean equal keys.
         if not self._changed and {g: len(f) for g, f in new.items()} == {g: len(f) for g, f in old.items()}:
             return
+        import tempfile  # only when something changed
+
         with contextlib.suppress(OSError, UnicodeEncodeError):
             body = json.dumps(new, ensure_ascii=False, separators=(",", ":")).encode()
             header = json.dumps({"version": CACHE_VERSION, "code": self._code, "crc": zlib.crc32(body)})

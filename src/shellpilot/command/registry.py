@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from shellpilot.command.cache import gc_paused
 from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.model import Command, PromptFetcher
 from shellpilot.command.sources import (
@@ -185,29 +186,33 @@ class CommandRegistry:
     def _read_files(self) -> tuple[list[Loaded], list[Command], list[LoadWarning]]:
         """Every file-backed source, weakest first, plus the skills (read once, cached)."""
         if self._files is None:
-            read: FileReader = self._cache.read if self._cache is not None else read_each
-            layers: list[Loaded] = [Loaded(commands=builtin_commands(self.project_dir))]
-            layers += [
-                _load_dir(path, flavour, True, read) for path, flavour in _user_sources(self.home, self._env)
-            ]
-            if self.config_dir is not None:
-                for d in ("command", "commands"):
-                    layers.append(_load_dir(self.config_dir / d, "shellpilot", True, read))
-            layers.append(config_commands(self.config, self._sources))
-            layers += [
-                _load_dir(path, flavour, self.trusted, read)
-                for path, flavour in _file_sources(self.project_dir)
-            ]
-            skills, skill_warnings = discover_skills(skill_dirs(self.project_dir, self.config_dir, self.home))
-            commands: list[Command] = []
-            for skill in skills:
-                command, warnings = skill_command(skill, project_trusted=self.trusted)
-                commands.append(command)
-                skill_warnings += warnings
-            self._files = (layers, commands, skill_warnings)
+            with gc_paused():  # thousands of files: see gc_paused
+                self._files = self._read_all()
             if self._cache is not None:
                 self._cache.save()
         return self._files
+
+    def _read_all(self) -> tuple[list[Loaded], list[Command], list[LoadWarning]]:
+        """Every file-backed source, weakest first, plus the skills."""
+        read: FileReader = self._cache.read if self._cache is not None else read_each
+        layers: list[Loaded] = [Loaded(commands=builtin_commands(self.project_dir))]
+        layers += [
+            _load_dir(path, flavour, True, read) for path, flavour in _user_sources(self.home, self._env)
+        ]
+        if self.config_dir is not None:
+            for d in ("command", "commands"):
+                layers.append(_load_dir(self.config_dir / d, "shellpilot", True, read))
+        layers.append(config_commands(self.config, self._sources))
+        layers += [
+            _load_dir(path, flavour, self.trusted, read) for path, flavour in _file_sources(self.project_dir)
+        ]
+        skills, skill_warnings = discover_skills(skill_dirs(self.project_dir, self.config_dir, self.home))
+        commands: list[Command] = []
+        for skill in skills:
+            command, warnings = skill_command(skill, project_trusted=self.trusted)
+            commands.append(command)
+            skill_warnings += warnings
+        return layers, commands, skill_warnings
 
     def _build(self, prompts: list[McpPrompt]) -> dict[str, Command]:
         layers, skills, skill_warnings = self._read_files()
