@@ -242,3 +242,19 @@ def test_revived_commands_equal_parsed_ones_and_own_their_lists(tree: Path, tmp_
     assert names == plain  # every field, defaults included
     first = load(tree, tmp_path / "data")[0].load_files()["git/commit"]
     assert first.hints == names["git/commit"].hints and first.hints is not names["git/commit"].hints
+
+
+def test_a_damaged_entry_is_parsed_again_and_listed_once(tree: Path, tmp_path: Path) -> None:
+    _, first = load(tree, tmp_path / "data")
+    header, body = read_cache(first.file)
+    entries = {key: raw for group in body.values() for key, raw in group.items()}
+    colon = next(raw for key, raw in entries.items() if "colon.md" in key)
+    colon[4] = [["a warning without its line"]]  # its command revives, its warning does not
+    commit = next(raw for key, raw in entries.items() if "commit.md" in key)
+    commit[3][0]["not_a_field"] = 1
+    data = json.dumps(body).encode()
+    first.file.write_bytes(json.dumps({**header, "crc": zlib.crc32(data)}).encode() + b"\n" + data)
+    registry, cache = load(tree, tmp_path / "data")
+    assert cache.misses == 2 and cache.hits == 5
+    plain = CommandRegistry(tree, Config(), config_dir=tree / "no-user-config")
+    assert listing(registry) == listing(plain)  # no command twice, every warning once

@@ -139,11 +139,12 @@ def list_commands(
         return
     width = max((len(c.name) for c in commands), default=0) + 1
     lines: list[str] = []
+    indent = " " * (width + 2)
     for command in commands:
         hint = " ".join(command.hints) or (command.argument_hint or "")
-        line = f"/{command.name:<{width}} {command.source:<7} {command.description or ''}"
-        lines.append(line.rstrip() + (f"  [{hint}]" if hint else ""))
-        lines.append(f"  {'':<{width}}{command.origin}")
+        line = f"/{command.name.ljust(width)} {command.source.ljust(7)} {command.description or ''}".rstrip()
+        lines.append(f"{line}  [{hint}]" if hint else line)
+        lines.append(indent + command.origin)
     if lines:
         typer.echo("\n".join(lines))  # one write: thousands of commands print at once
     from shellpilot.cli.render import print_warning

@@ -204,8 +204,8 @@ class ParseCache:
         old = self._entries().get(group, {})
         new = self._new.setdefault(group, {})
         settled = time.time_ns() - SETTLED_NS  # taken before any file is read
-        stat = os.stat
-        for name, path in files:
+        stat, revive, hits = os.stat, _revive, 0
+        for name, path in files:  # the hot loop of a warm listing: kept lean
             try:
                 st = stat(path)
             except OSError:
@@ -218,11 +218,14 @@ class ParseCache:
             if raw is not None:
                 try:
                     if raw[0] == st.st_size and raw[1] == st.st_mtime_ns and raw[2] == st.st_ctime_ns:
-                        found = [_revive(data) for data in raw[3]]
-                        warnings += [LoadWarning(str(m), p, ln) for m, p, ln in raw[4]]
+                        stored, notes = raw[3], raw[4]
+                        # Everything built before anything is added: a damaged entry adds nothing.
+                        found = [revive(stored[0])] if len(stored) == 1 else [revive(d) for d in stored]
+                        if notes:
+                            warnings += [LoadWarning(str(m), p, ln) for m, p, ln in notes]
                         commands += found
                         new[key] = raw
-                        self.hits += 1
+                        hits += 1
                         continue
                 except (TypeError, ValueError, IndexError, KeyError, AttributeError):
                     pass  # a damaged entry: parse the file again
@@ -233,11 +236,12 @@ class ParseCache:
             # Stored: plain results of a settled file alone (see SETTLED_NS). A command naming
             # its plugin root also depends on the folders above the file (a ``.claude-plugin/``
             # added later), so it is parsed afresh each time.
-            stored = [None if c.plugin_root else _store(c) for c in one.commands]
-            if st.st_mtime_ns <= settled and all(data is not None for data in stored):
+            saved = [None if c.plugin_root else _store(c) for c in one.commands]
+            if st.st_mtime_ns <= settled and all(data is not None for data in saved):
                 notes = [[w.message, w.path, w.line] for w in one.warnings]
-                new[key] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, stored, notes]
+                new[key] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, saved, notes]
                 self._changed = True
+        self.hits += hits
 
     def wrap(self, parse: FileParser) -> FileParser:
         """``parse`` for one file at a time with its results kept in this cache: ``read`` of
