@@ -187,7 +187,18 @@ class Judge:
         except ValueError:
             words = command.split()
         stoppers = {"/", "/tmp", self.home, *_ancestors(self.project)}
+        after_cd = False
         for word in words:
+            # (a cd's directory is where the shell is, already a base below; it names no
+            # file in it: `cd mod && python3 -c ...` does not name what python writes there)
+            if after_cd and word.startswith("-") and word != "-":
+                continue
+            if after_cd:
+                after_cd = False
+                continue
+            if word.lstrip("({!") in ("cd", "pushd"):
+                after_cd = True
+                continue
             for candidate in _word_paths(word, self.home):
                 bases = [""] if candidate.startswith("/") else sorted(cwds)
                 for base in bases:

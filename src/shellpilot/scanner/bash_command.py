@@ -55,6 +55,39 @@ def _roles() -> dict[str, int]:
 _ROLES = _roles()
 _DEFINERS = frozenset({"alias", "unalias", "hash", "unset"})
 _BUILTIN_WRAPPERS = frozenset({"builtin", "command"})
+_HASH_WRAPPERS = frozenset({"command", "exec"})
+"""Wrappers after which bash still looks the name up in its hash table (`hash -p`), though
+not among aliases or functions (`command del`, `exec del`)."""
+_RESERVED = frozenset(
+    [
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "while",
+        "until",
+        "for",
+        "in",
+        "select",
+        "function",
+        "{",
+        "}",
+        "[[",
+        "]]",
+        "coproc",
+    ]
+)
+"""bash's reserved words that never name a command when unquoted in command position: a
+command tree-sitter names so (`! if x; then y; fi` comes out as commands `if x`, `then y`)
+was misread, so what bash runs is not what the tree shows."""
+_TIME_WORDS = frozenset({"time", "-p", "--"})
+"""What may follow bash's `time` keyword before the command it times (`time -p -- x`,
+`time time x`)."""
 _PYTHONS = frozenset({"python", "python3", "python2"})
 # Programs that, written right after a program the scanner does not know (`rtk rm -rf x`),
 # are taken to be what it runs: so deny rules, dirs and writes see them.
@@ -90,6 +123,8 @@ class CommandJudge:
         writes: bool = False,
         stdin: str | None = bash_nesting.NO_STDIN,
         dynamic_words: bool = True,
+        aliases: bool = True,
+        keyword: bool = True,
     ) -> Cwds:
         """Record one simple command and scan what it touches; returns the cwds after it.
 
@@ -98,18 +133,57 @@ class CommandJudge:
         redirects that apply to it (its own, then those of the compound commands around
         it); `writes`: one of them writes a file; `stdin`: its here-document text (see
         bash_nesting.shell). `dynamic_words=False` promises no word is dynamic.
+        `aliases=False`: the name is not looked up among aliases (see `alias`).
+        `keyword=False`: something (a redirect) was written before the name, so it is no
+        reserved word (`<f time x` runs /usr/bin/time).
         """
         builder = self.builder
         resolver = self.resolver
         head = words[0]
         name = head.value
+        if name == "time" and head.raw == "time" and keyword and not prefix and len(words) > 1:
+            # bash's `time` keyword (not /usr/bin/time: unquoted, first, no assignment
+            # before it) times the command after it in this same shell: that command is a
+            # whole simple command again (alias, function, hash, builtins like cd, source)
+            k = 1
+            while k < len(words) and words[k].raw in _TIME_WORDS:
+                k += 1
+            if k == len(words):
+                self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
+                return cwds
+            return self.judge(
+                words[k:],
+                cwds,
+                prefix=words[:k],
+                redirects=redirects,
+                writes=writes,
+                stdin=stdin,
+                dynamic_words=dynamic_words,
+            )
         if not head.dynamic and (self.shell.aliases or self.shell.hashed or self.shell.functions):
+            text = self.shell.alias_of(head) if aliases else None
+            if text is not None:
+                after = self.alias(text, words, cwds, prefix)
+                plain = self.judge(
+                    words,
+                    cwds,
+                    prefix=prefix,
+                    redirects=redirects,
+                    writes=writes,
+                    stdin=stdin,
+                    dynamic_words=dynamic_words,
+                    aliases=False,
+                    keyword=keyword,
+                )
+                return None if after is None or plain is None else tuple(dict.fromkeys(after + plain))
             handled, after = self.indirect(words, cwds, prefix, redirects, dynamic_words)
             if handled:
                 return after
         if name == "!" and len(words) > 1 and head.raw == "!":
             # `! ! cmd`: tree-sitter reads the second `!` as a command name; it negates
             return self.judge(words[1:], cwds, prefix=prefix, redirects=redirects, writes=writes, stdin=stdin)
+        if name in _RESERVED and head.raw == name:
+            builder.unknown(f"the parser read the reserved word {name} as a command name")
         index = 0
         wrappers: tuple[str, ...] = ()
         run_cwds = cwds
@@ -136,7 +210,11 @@ class CommandJudge:
                 else:
                     self.ctx.nest("bash", string.value, run_cwds, self.depth + 1, what)
             if unwrapped.joined:  # watch, parallel: the words are one command string
-                self.record(words, 0, program_name(name), prefix, redirects, run_cwds, (), dynamic_words)
+                # (the wrappers, the joining one included, are what runs: `time taskset -c 0
+                # parallel rm ::: x` runs taskset and parallel, so they are named)
+                self.record(
+                    words, 0, program_name(name), prefix, redirects, run_cwds, wrappers, dynamic_words
+                )
                 joined = words[unwrapped.index : unwrapped.end]
                 # parallel's `::: a b` arguments are added to it (each job gets one)
                 joined += [w for w in words[unwrapped.end + 1 :] if not w.value.startswith(":::")]
@@ -150,6 +228,22 @@ class CommandJudge:
                 name = head.value
                 if unwrapped.package and not head.dynamic:
                     name = package_name(name)
+                program = self.shell.hashed.get(name)
+                if (
+                    program is not None
+                    and not head.dynamic
+                    and _HASH_WRAPPERS.issuperset(wrappers)
+                    and "hash " + name not in self.shell.expanding
+                ):
+                    # `command del`, `exec del` after `hash -p /bin/rm del`: bash runs rm
+                    self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
+                    self.shell.expanding.add("hash " + name)
+                    try:
+                        hashed = Word.literal(program, head.start, head.end)
+                        rewritten = [*words[:index], hashed, *words[index + 1 :]]
+                        return self.judge(rewritten, cwds, prefix=prefix, redirects=redirects)
+                    finally:
+                        self.shell.expanding.discard("hash " + name)
         elif (
             len(words) > 1
             and not words[1].dynamic
@@ -171,8 +265,13 @@ class CommandJudge:
             rest = "".join(" " + w.shown() for w in real[1:])
             for found in self.glob_names(head.value, run_cwds):
                 builder.pattern(found + rest)  # `/bin/r? x` may run `rm x`
-        elif "{" in head.raw and head.raw != head.value and brace_words(head.raw) != [head.raw]:
-            builder.unknown(f"a brace expansion in the command name {head.raw}")
+        else:
+            # the name, or a wrapper's name before it (`{timeout,} 5 ls`), made by brace
+            # expansion: what runs depends on how the words fell into place
+            for word in words[: index + 1]:
+                if "{" in word.raw and word.raw != word.value and brace_words(word.raw) != [word.raw]:
+                    builder.unknown(f"a brace expansion in the command name {word.raw}")
+                    break
         if not head.dynamic and name[:1] in "/\\":
             name = program_name(name)
         role = _ROLES.get(name, 0)
@@ -183,11 +282,12 @@ class CommandJudge:
                 self.record(words, index, name, prefix, redirects, cwds, wrappers, dynamic_words)
             builder.seen = True
             return self.cd(name, real[1:], run_cwds)
-        if name in ("source", ".") and not wrappers:
+        if name in ("source", ".") and _BUILTIN_WRAPPERS.issuperset(wrappers):
             self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
             return self.source(real[1:], run_cwds, stdin)
         self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
-        if name in _DEFINERS:
+        if name in _DEFINERS and _BUILTIN_WRAPPERS.issuperset(wrappers):
+            # (`flock f alias x=y` runs a program named alias: it defines nothing here)
             self.define(name, real[1:])
         hidden = runs_from_arguments(name, real[1:])
         if hidden is not None:
@@ -215,40 +315,54 @@ class CommandJudge:
         redirects: list[str] | None,
         dynamic_words: bool,
     ) -> tuple[bool, Cwds]:
-        """A name that stands for something else in this shell: an alias (its text with
-        the words after it, scanned here), a `hash -p` name (the program it names) or a
-        defined function (its body, scanned from these cwds). Records the command as
+        """A name that stands for something else in this shell (aliases aside, see
+        `alias`): a `hash -p` name (the program it names) or a defined function (its
+        body, scanned from these cwds with these arguments). Records the command as
         written, then returns (True, the cwds after what it stands for); (False, cwds)
         when the name stands for itself."""
         shell = self.shell
         head = words[0]
         name = head.value
-        text = shell.alias_of(head)
-        if text is not None:
-            self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
-            shell.expanding.add(name)
-            try:
-                return True, self.run_here(text + " " + rest_text(words[1:]), cwds, f"alias {name}")
-            finally:
-                shell.expanding.discard(name)
+        # (each kind of name has its own guard: `alias zz=zz` then `hash -p /bin/rm zz`
+        # runs rm through both)
         program = shell.hashed.get(name)
-        if program is not None and name not in shell.expanding:
+        if program is not None and "hash " + name not in shell.expanding:
             self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
-            shell.expanding.add(name)
+            shell.expanding.add("hash " + name)
             try:
                 hashed = Word.literal(program, head.start, head.end)
                 return True, self.judge([hashed, *words[1:]], cwds, prefix=prefix, redirects=redirects)
             finally:
-                shell.expanding.discard(name)
+                shell.expanding.discard("hash " + name)
         body = shell.functions.get(name)
-        if body is not None and name not in shell.expanding:
+        if body is not None and "function " + name not in shell.expanding:
             self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
-            shell.expanding.add(name)
+            shell.expanding.add("function " + name)
             try:
                 return True, body(cwds, words[1:])
             finally:
-                shell.expanding.discard(name)
+                shell.expanding.discard("function " + name)
         return False, cwds
+
+    def alias(self, text: str, words: list[Word], cwds: Cwds, prefix: list[Word] | None) -> Cwds:
+        """Scan alias `text` in place of the name `words[0]`, with the words after it;
+        returns the cwds after it.
+
+        Whether bash expands it is not known from the text: a non-interactive bash only
+        after `shopt -s expand_aliases`, and only for lines read after the one that
+        defined it (a compound command is read whole first). So the caller scans the
+        name as not an alias too, and both count.
+        """
+        shell = self.shell
+        name = words[0].value
+        shell.expanding.add(name)
+        # (what came before the name stays before its text: `X=1 zz`, and `time zz` with
+        # `alias zz=-p` is `time -p`)
+        lead = "".join(w.raw + " " for w in prefix) if prefix else ""
+        try:
+            return self.run_here(lead + text + " " + rest_text(words[1:]), cwds, f"alias {name}")
+        finally:
+            shell.expanding.discard(name)
 
     def define(self, name: str, args: list[Word]) -> None:
         """`alias`, `unalias`, `hash`: record what the name will stand for afterwards."""

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from shellpilot.scanner.context import Cwds
 from shellpilot.scanner.words import Word, shown
 
-FunctionBody = Callable[[Cwds, "list[Word]"], Cwds]
+FunctionBody = Callable[[Cwds, "list[Word] | None"], Cwds]
 """Scans a defined function's body as run from the given cwds with the given arguments
-(its `$1`, `$@`...); returns the cwds after."""
+(its `$1`, `$@`...; None: not known); returns the cwds after."""
 
 _PARAMETERS = re.compile(r'"\$(?:\{)?([@*])(?:\})?"|\$(?:\{)?([@*#]|[0-9])(?:\})?')
 

@@ -82,6 +82,9 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
     writes = False
     stdin: str | None = w.piped
     dynamic = False  # some word is dynamic
+    # The first word may be a reserved word: nothing is written before it, and it starts
+    # its pipeline (`x | time y` runs /usr/bin/time; in a group there, so taken too).
+    keyword = stdin is NO_STDIN
     if w.attached:
         outer = [*outer, *w.attached.pop((node.start_byte, node.end_byte), [])]
     for child in node.children:
@@ -98,6 +101,8 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
             kind = kinds[child.kind_id]
         elif kind != "word" and kind != "number":
             if kind in REDIRECTS:
+                if not words:
+                    keyword = False  # `<f time x`: `time` after a redirect is /usr/bin/time
                 found = w.redirect_reader().read(child, cwds)
                 if found is not None:
                     texts.append(found.text)
@@ -157,9 +162,18 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
     for word in words:
         if "{" in word.raw:
             words = expand_braces(words, w.builder.unknown)
+            if not words:  # `{,}`: nothing is left to run
+                return cwds
             break
     return w.judge.judge(
-        words, cwds, prefix=prefix, redirects=texts, writes=writes, stdin=stdin, dynamic_words=dynamic
+        words,
+        cwds,
+        prefix=prefix,
+        redirects=texts,
+        writes=writes,
+        stdin=stdin,
+        dynamic_words=dynamic,
+        keyword=keyword,
     )
 
 

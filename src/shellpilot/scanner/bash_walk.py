@@ -67,6 +67,30 @@ def scan_sh(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
     return BashWalker(source, ctx, depth, BashShell()).run(cwds)
 
 
+def _is_cd(node: Node) -> bool:
+    """Whether statement `node` is a plain `cd`/`pushd` command (its redirects aside)."""
+    if node.type == "redirected_statement" and node.child_count:
+        node = node.children[0]
+    if node.type != "command":
+        return False
+    name = node.child_by_field_name("name")
+    return name is not None and name.text in (b"cd", b"pushd")
+
+
+def _misread(root: Node) -> bool:
+    """Whether tree-sitter-bash read a newline into a word: after a line ending in a plain
+    word, a next line starting with `\\` (`true<newline>\\alias x`, a here-document body
+    `\\tar cf ..`) comes out as one word `<newline>\\alias` of the line before, while
+    bash runs it as a command of its own. No word of bash starts with a newline."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "word" and node.text is not None and node.text[:1] == b"\n":
+            return True
+        stack.extend(node.children)
+    return False
+
+
 class BashWalker:
     """Walks one bash text's statements, handing each simple command to a `CommandJudge`."""
 
@@ -121,6 +145,8 @@ class BashWalker:
         root = tree.root_node
         if root.has_error:
             builder.unknown(f"could not parse {self.source.short(root)} (syntax error)")
+        elif b"\n\\" in data and _misread(root):
+            builder.unknown("a line starting with `\\name` that the parser joined to the line before")
         out = self.sequence(root.children, cwds)
         # Every substitution node starts at its own `$(`, `<(`, `>(` or backtick, so when the
         # walk visited as many as the text has openers, it visited them all; otherwise
@@ -237,13 +263,19 @@ class BashWalker:
         while kinds[first.kind_id] == "list":
             lists.append(first)
             first = first.children[0]
+        resolver = self.ctx.resolver
+        resolver.last_cd = None
         out = self.stmt(first, cwds)
+        last = resolver.last_cd if _is_cd(first) else None
         for current in reversed(lists):
             left = right = out
+            if last is not None and last[0] is left and current.children[1].type == "&&":
+                left = last[1]  # `cd d && x`: x runs only where the cd succeeded
+            last = None
             for child in current.children[1:]:
                 if child.is_named:
                     right = self.stmt(child, left)
-            out = _union(left, right)
+            out = _union(out, right)
         return out
 
     def pipeline(self, node: Node, cwds: Cwds) -> Cwds:
@@ -398,8 +430,10 @@ class BashWalker:
         parts = [c for c in body if c.is_named and kinds[c.kind_id] != "word"]
         text = " ".join(self.source.of(c) for c in parts)
 
-        def run(at: Cwds, args: list[Word]) -> Cwds:
-            if args and "$" in text:  # `f() { rm "$@"; }; f x`: the call's arguments in place
+        def run(at: Cwds, args: list[Word] | None) -> Cwds:
+            # (None: arguments unknown, as where it is defined; `[]`: a call without any,
+            # where `"$@"` is no word at all)
+            if args is not None and "$" in text:  # `f() { rm "$@"; }; f x`: the call's arguments in place
                 called = " ".join([with_arguments(text, args), *texts])
                 return self.run_here(called, at, "a function call")
             inherited = self.inherited
@@ -411,6 +445,6 @@ class BashWalker:
 
         if names:
             self.shell.functions[self.source.of(names[0])] = run
-        return _union(cwds, run(cwds, []))
+        return _union(cwds, run(cwds, None))
 
     # simple commands -------------------------------------------------------------------------

@@ -186,7 +186,8 @@ def expand_braces(words: list[Word], unknown: Callable[[str], None]) -> list[Wor
             out.append(word)
         else:
             for value in expanded:
-                out.append(Word.literal(value, word.start, word.end, raw))
+                if value:  # (an unquoted empty result is no word: `{timeout,} 5 ls` is `timeout 5 ls`)
+                    out.append(Word.literal(value, word.start, word.end, raw))
     return out
 
 

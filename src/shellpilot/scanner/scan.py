@@ -105,7 +105,12 @@ def scan(
     -exec`, here-documents and literal `echo`/`printf` output fed to a shell, aliases,
     `hash -p` names, functions (at each call, with its arguments), git aliases and git
     `-c` settings that run programs, `pwsh -Command` (through ScanContext.grammars).
-    Substitutions are scanned wherever they sit; a tree-sitter query and a lexer
+    An alias is scanned both expanded and not (bash may not expand it: no
+    `expand_aliases`, or defined on the same line or in the same compound command).
+    bash's `time` keyword, `command`, `builtin` and `exec` keep the shell's own lookups
+    (`time cd d`, `command source f`, `hash -p` names after `command`/`exec`). A `cd` to
+    a directory missing now may fail, so the commands after it (but right after `&&`)
+    count from both places. Substitutions are scanned wherever they sit; a tree-sitter query and a lexer
     (bash_nets) catch those the walk did not reach. Paths go through symlinks, option
     shapes name output files (option_table), and a missing top-level path is its own dir.
 
@@ -116,8 +121,9 @@ def scan(
     16 KB tree-sitter cannot parse within 2 s and 512 MB; `env -S`; `pwsh
     -EncodedCommand`; `xargs` feeding a file command; git in a repository whose config
     (or a submodule's) runs programs, or a git subcommand that is no git command nor
-    alias; `$'..'`/brace lists in text for a POSIX `sh`; syntax errors; unknown grammar
-    nodes; a line with no command; and any shell other than bash/sh/PowerShell/cmd.
+    alias; `$'..'`/brace lists in text for a POSIX `sh`; syntax errors; shapes the
+    parser misreads (a reserved word as a command name, a line starting with `\\name`);
+    unknown grammar nodes; a line with no command; and any shell other than bash/sh/PowerShell/cmd.
     """
     # (callers pass Paths or strs; os.fspath on a Path costs two Python-level calls)
     project_text = project_dir if isinstance(project_dir, str) else os.fspath(project_dir)

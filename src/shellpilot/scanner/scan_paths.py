@@ -88,7 +88,7 @@ class PathResolver:
     One resolver serves one scan (built per scan: keep construction cheap).
     """
 
-    __slots__ = ("_home", "_isdir", "_physical", "_prefix", "project", "sink")
+    __slots__ = ("_home", "_isdir", "_physical", "_prefix", "last_cd", "project", "sink")
 
     def __init__(
         self,
@@ -103,6 +103,9 @@ class PathResolver:
         self._home = home
         self._isdir = isdir
         self._physical: Physical | None = None  # (made when a path inside is checked)
+        self.last_cd: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+        """(what the last `cd` returned, the cwds had it succeeded) when it may fail: the
+        command after `&&` runs only where it succeeded."""
 
     @property
     def home(self) -> str:
@@ -386,4 +389,10 @@ class PathResolver:
                 self.sink.outside(path)
             else:  # `cd lnk` where lnk leads out: the commands after it run there
                 self._escaped(path, os.path.join(cwds[0], target) if cwds and ".." in target else None, what)
+        if cwds and not all(self._isdir(path) for path in results):
+            # a cd to a directory missing now may fail, and bash then goes on where it was
+            # (`cd build; rm -rf *`); an earlier command may also create it (`mkdir d; cd d`)
+            either = tuple(dict.fromkeys([*results, *cwds]))
+            self.last_cd = (either, results)
+            return either
         return results

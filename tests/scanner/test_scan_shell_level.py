@@ -1,0 +1,115 @@
+"""What bash's own machinery runs: the `time` keyword, lookups after `command`/`exec`,
+`source` behind a builtin, aliases that may or may not be expanded, names made by brace
+expansion, and the shapes tree-sitter-bash misreads. Each row first runs in bash with a
+fake `rm` that records it ran; the scan must then name `rm victim` or be unknown.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from shellpilot.scanner.scan import scan
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+
+def ran_rm(tmp_path: Path, command: str) -> tuple[Path, str]:
+    """(the project, the command with `{bin}` filled in) after bash ran it with a fake `rm`
+    first on PATH; fails unless that `rm` really ran."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "rm"
+    fake.write_text('#!/bin/sh\necho "$@" >> "$RAN"\n')
+    fake.chmod(0o755)
+    project = tmp_path / "p"
+    project.mkdir()
+    command = command.replace("{bin}", str(bin_dir))
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "RAN": str(tmp_path / "ran"), "HOME": str(tmp_path)}
+    bash = ["bash", "-c", command]
+    subprocess.run(bash, cwd=project, env=env, capture_output=True, timeout=10, check=False)
+    ran = tmp_path / "ran"
+    assert ran.exists() and "victim" in ran.read_text(), "bash must really run rm for the row to count"
+    return project, command
+
+
+# (command, a pattern the scan must hold; "" = it must be unknown)
+ROWS = [
+    # `time` is a keyword: the command after it is a whole simple command of this shell
+    ("hash -p {bin}/rm del; time del victim", "rm victim"),
+    ("hash -p {bin}/rm del; ti\\\nme -p -- del victim", "rm victim"),
+    ("time -p source /dev/stdin <<< 'rm victim'", "rm victim"),
+    ("time time -p source /dev/stdin <<< 'r\\\nm victim'", "rm victim"),
+    ('cd /; time -p pushd "$OLDPWD" >/dev/null && rm victim', "rm victim"),
+    # `command` and `exec` still use the hash table; `command source` is the builtin
+    ("hash -p {bin}/rm del; command del victim", "rm victim"),
+    ("hash -p {bin}/rm del; >/dev/null command d\\\nel victim", "rm victim > /dev/null"),
+    ("hash -p {bin}/rm del; exec del victim", "rm victim"),
+    ("command source /dev/stdin <<< 'rm victim'", "rm victim"),
+    ("\\command \\source /dev/stdin <<< 'rm victim'", "rm victim"),
+    ("printf 'rm victim\\n' > s.sh; command . ./s.sh", ""),
+    ("time . <(echo 'rm victim')", ""),
+    # an alias is not expanded on its own line, in its own compound command, or without
+    # expand_aliases: the name then runs as what else it is
+    ("alias del=true; hash -p {bin}/rm del; del victim", "rm victim"),
+    ("hash -p {bin}/rm del; { shopt -s expand_aliases\nalias del=true\ndel victim\n}", "rm victim"),
+    ("shopt -s expand_aliases\nalias del=del\nhash -p {bin}/rm del; del victim", "rm victim"),
+    ("shopt -s expand_aliases\nalias zz=-p\ntime zz source /dev/stdin <<< 'rm victim'", ""),
+    # a name made by brace expansion, before or behind a wrapper
+    ("{rm,} victim", ""),
+    ("2>/dev/null {timeout,}\t\\5 rm victim", ""),
+    # tree-sitter-bash joins `\name` at a line start to the line before, and reads a
+    # reserved word after `!` as a command name: both are unknown
+    ("shopt -s expand_aliases\n\\rm victim", ""),
+    ("{ bash <<'EOF'\n\\rm victim\nEOF\n} | cat", ""),
+    ("! if rm victim; then :; fi", ""),
+]
+
+
+@pytest.mark.parametrize(("command", "pattern"), ROWS, ids=[r[0][:50] for r in ROWS])
+def test_what_bash_runs_is_scanned_or_unknown(tmp_path: Path, command: str, pattern: str) -> None:
+    project, command = ran_rm(tmp_path, command)
+    result = scan(command, cwd=project, project_dir=project)
+    if pattern:
+        assert pattern in result.patterns, (result.patterns, result.reasons)
+    else:
+        assert result.unknown and "*" in result.writes, result.patterns
+
+
+def test_a_wrapper_chain_before_a_joining_wrapper_is_named(tmp_path: Path) -> None:
+    found = scan('time -p taskset -c "0" parallel rm ::: victim', cwd=tmp_path, project_dir=tmp_path)
+    assert {"taskset", "parallel"} <= {w for c in found.commands for w in c.wrappers}
+    assert "rm victim" in found.patterns
+
+
+def test_alias_defined_through_an_external_wrapper_defines_nothing(tmp_path: Path) -> None:
+    # `flock f alias zz=trap` runs a program named alias; `zz` stays flock, which creates
+    # its lock file `echo bye` in the project
+    command = "shopt -s expand_aliases\nalias zz=flock\nzz l alias zz=trap\nzz 'echo bye' EXIT"
+    found = scan(command, cwd=tmp_path, project_dir=tmp_path)
+    assert str(tmp_path / "echo bye") in found.writes
+
+
+def test_a_function_called_without_arguments_has_no_words_for_its_parameters(tmp_path: Path) -> None:
+    found = scan('zz() { mktemp "$@"; }; zz', cwd=tmp_path, project_dir=tmp_path)
+    assert "mktemp" in found.patterns and "/tmp" in found.dirs
+
+
+def test_a_cd_that_may_fail_keeps_the_directory_it_left(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    after_semicolon = scan("cd missing; rm -rf victim", cwd=project, project_dir=project)
+    assert {str(project / "missing/victim"), str(project / "victim")} <= set(after_semicolon.writes)
+    after_and = scan("cd missing && rm -rf victim", cwd=project, project_dir=project)
+    assert list(after_and.writes) == [str(project / "missing/victim")]
+    # a group's status is its last command's: `{ cd missing; true; } && rm` may run here
+    group = scan("{ cd missing; true; } && rm -rf victim", cwd=project, project_dir=project)
+    assert str(project / "victim") in group.writes
+    negated = scan("! cd missing && rm -rf victim", cwd=project, project_dir=project)
+    assert str(project / "victim") in negated.writes
+    (project / "there").mkdir()
+    existing = scan("cd there; rm -rf victim", cwd=project, project_dir=project)
+    assert list(existing.writes) == [str(project / "there/victim")]
