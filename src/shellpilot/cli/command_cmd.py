@@ -118,39 +118,48 @@ def list_commands(
     trust: TrustOption = False,
 ) -> None:
     """List every slash command: name, source, origin, description, placeholders."""
+    from shellpilot.cli.render import print_warning
+    from shellpilot.command.cache import gc_paused
 
-    import gc
+    with gc_paused():  # thousands of commands, no cycle among them: see gc_paused
+        commands, warnings = _listing(directory, trust)
+        if as_json:
+            text = json.dumps({"commands": [_as_dict(c) for c in commands], "warnings": warnings}, indent=2)
+        else:
+            text = _listing_text(commands)
+    if text:
+        typer.echo(text)  # one write: thousands of commands print at once
+    if not as_json:
+        for warning in warnings:
+            print_warning(warning)
 
-    gc.disable()  # one listing, then exit: no cycles to find among thousands of commands
+
+def _listing(directory: Path | None, trust: bool) -> tuple[list[Command], list[str]]:
+    """Every reachable command and the load warnings (MCP servers start only when configured)."""
     registry, _ = _registry(directory, trust)
+    if not registry.has_servers:  # no event loop to start (nor asyncio to import) for files alone
+        return registry.list_files(), [str(w) for w in registry.warnings]
 
     async def load() -> tuple[list[Command], list[str]]:
         async with registry:
             return await registry.list(), [str(w) for w in registry.warnings]
 
-    if registry.has_servers:
-        import asyncio
+    import asyncio
 
-        commands, warnings = asyncio.run(load())
-    else:  # no event loop to start (nor asyncio to import) for files alone
-        commands, warnings = registry.list_files(), [str(w) for w in registry.warnings]
-    if as_json:
-        typer.echo(json.dumps({"commands": [_as_dict(c) for c in commands], "warnings": warnings}, indent=2))
-        return
+    return asyncio.run(load())
+
+
+def _listing_text(commands: Sequence[Command]) -> str:
+    """Two lines a command: ``/name source description  [hints]``, then its origin, indented."""
     width = max((len(c.name) for c in commands), default=0) + 1
-    lines: list[str] = []
     indent = " " * (width + 2)
+    lines: list[str] = []
     for command in commands:
         hint = " ".join(command.hints) or (command.argument_hint or "")
         line = f"/{command.name.ljust(width)} {command.source.ljust(7)} {command.description or ''}".rstrip()
         lines.append(f"{line}  [{hint}]" if hint else line)
         lines.append(indent + command.origin)
-    if lines:
-        typer.echo("\n".join(lines))  # one write: thousands of commands print at once
-    from shellpilot.cli.render import print_warning
-
-    for warning in warnings:
-        print_warning(warning)
+    return "\n".join(lines)
 
 
 def show_command(

@@ -1,10 +1,9 @@
 """Parsed command files kept between processes: one file per project in the data dir.
 
 Owns: the cache file (read once, replaced atomically when it changed, checked by a CRC), its
-keys (the parser and its arguments, the file's path and name, and its size, mtime and ctime in
-ns), reviving stored commands, and reading a directory's files through it (``read``, a
-``FileReader``). Must not touch: any file format (the wrapped parser
-decides everything), precedence (registry.py).
+keys (the parser and its arguments, the file's path and name, its size, mtime and ctime in ns),
+reviving stored commands, and reading a directory's files through it (``read``, a
+``FileReader``). Must not touch: any file format (the parser decides everything), precedence.
 """
 
 from __future__ import annotations
@@ -103,7 +102,7 @@ def _store(command: Command) -> dict[str, Any] | None:
 
 
 def _revive(data: dict[str, Any]) -> Command:
-    """The command ``_store`` wrote, built without running ``__init__`` (a tenth of its
+    """The command ``_store`` wrote, built without running ``__init__`` (a third of its
     cost, which counts for ten thousand files). Only the field names are checked: the
     values are what this code stored (the file's CRC and code stamp vouch for that).
     Raises KeyError for a missing required field or a name that is not a field."""
