@@ -295,9 +295,7 @@ async def bench(protocol: WireProtocol, rounds: int, root: Path, spawn: float, b
             t - m - (boxed if boxed is not None else spawn)
             for t, m in zip(times[part], in_model[part], strict=True)
         ]
-        _row(
-            f"  without the sandboxed spawn and the whole model call, rounds {label}", statistics.median(rest)
-        )
+        _row(f"  without sandboxed spawn and model call, rounds {label}", statistics.median(rest))
 
 
 async def main(rounds: int) -> None:
