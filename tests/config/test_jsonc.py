@@ -85,3 +85,14 @@ def test_cli_exits_2_naming_file_line_and_fix(project: Path, content: bytes, lin
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert f"{path}:{line}: " in done.stderr and says in done.stderr
+
+
+@pytest.mark.parametrize("text", ["", "  \n", "// nothing yet\n", "/* later */"])
+def test_an_empty_config_file_says_what_an_empty_config_is(tmp_path: Path, text: str) -> None:
+    config = tmp_path / "shellpilot.json"
+    config.write_text(text)
+    expected = r"the file is empty \(or only comments\); an empty config is `\{\}`"
+    with pytest.raises(ConfigError, match=expected):
+        load_config(tmp_path)
+    config.write_text(text + "{}")
+    load_config(tmp_path)

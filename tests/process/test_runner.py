@@ -107,6 +107,28 @@ async def test_noninteractive_env_and_overrides(tmp_path: Path) -> None:
     assert result.output.strip() == "cat cat true true true 0 xterm-test 1 hook"
 
 
+async def test_variables_that_run_or_move_things_out_of_sight_are_not_passed_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each would make bash do what the command text does not show
+    (tmp_path / "rc.sh").write_text("echo sourced > sourced.txt\n")
+    (tmp_path / "elsewhere" / "sub").mkdir(parents=True)
+    (tmp_path / "sub").mkdir()
+    monkeypatch.setenv("BASH_ENV", str(tmp_path / "rc.sh"))
+    monkeypatch.setenv("CDPATH", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("BASHOPTS", "expand_aliases")
+    monkeypatch.setenv("SHELLOPTS", "xtrace")
+    monkeypatch.setenv("PS4", "$(echo traced > traced.txt)")
+    monkeypatch.setenv("BASH_FUNC_ls%%", "() { echo function-ls; }")
+    result = await go("bash -c 'cd sub && pwd; ls -d .; shopt -q expand_aliases || echo off'", tmp_path)
+    assert result.output.splitlines()[:3] == [str(tmp_path / "sub"), ".", "off"]
+    assert not (tmp_path / "sourced.txt").exists() and not (tmp_path / "traced.txt").exists()
+    # the user's own shell.env is kept: it is configured, not inherited by accident
+    config = Config.model_validate({"shell": {"env": {"CDPATH": str(tmp_path / "elsewhere")}}})
+    result = await go("cd sub && pwd", tmp_path, config=config)
+    assert result.output.splitlines()[-1] == str(tmp_path / "elsewhere" / "sub")
+
+
 def _repo_with_commits(path: Path, count: int) -> None:
     subprocess.run(["git", "init", "-q", str(path)], check=True)
     stream = []

@@ -37,6 +37,15 @@ RUNS = [
     "tar -cI 'rm victim' -f t.tar notes.txt",
     "tar -xf t.tar --to-command='rm victim'",
     "tar -cf t.tar --checkpoint=1 --checkpoint-action=exec='rm victim' notes.txt",
+    "split --filter='rm victim' notes.txt",
+    "split --filt='rm victim' notes.txt",
+    "sort --compress-program=./zip -S 1 notes.txt",
+    "wget --use-askpass='rm victim' http://example.invalid/",
+    "gdb -batch -ex 'shell rm victim'",
+    "zip -T -TT 'rm victim' a.zip notes.txt",
+    "man -P 'rm victim' ls",
+    "mapfile -C 'rm victim #' -c 1 < notes.txt",
+    "readarray -tC 'rm victim #' -c 1 lines < notes.txt",
 ]
 
 PLAIN = [
@@ -48,6 +57,10 @@ PLAIN = [
     "rsync -av src/ dst/",
     "tar -czf t.tgz notes.txt",
     "tar xzf t.tgz",
+    "split -l 10 notes.txt part-",
+    "sort -o sorted.txt notes.txt",
+    "man ls",
+    "mapfile -t lines < notes.txt",
 ]
 
 
@@ -69,6 +82,8 @@ def test_the_same_programs_used_plainly_stay_known(project: Path, command: str) 
         "awk 'BEGIN{system(\"touch victim\")}'",
         "sed -n '1e touch victim' notes.txt",
         "tar -cf t.tar --use='touch victim' notes.txt",
+        "split -l 1 --filter='touch victim' notes.txt",
+        "mapfile -C 'touch victim #' -c 1 lines < notes.txt",
     ],
 )
 def test_bash_really_runs_them(project: Path, command: str) -> None:

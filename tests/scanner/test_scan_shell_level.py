@@ -58,6 +58,13 @@ ROWS = [
     ("hash -p {bin}/rm del; { shopt -s expand_aliases\nalias del=true\ndel victim\n}", "rm victim"),
     ("shopt -s expand_aliases\nalias del=del\nhash -p {bin}/rm del; del victim", "rm victim"),
     ("shopt -s expand_aliases\nalias zz=-p\ntime zz source /dev/stdin <<< 'rm victim'", ""),
+    # bash's own variables for aliases, the hash table and the xtrace prompt, prompt
+    # expansion and namerefs that may reach them
+    ("shopt -s expand_aliases; BASH_ALIASES[zz]=rm\nzz victim", ""),
+    ("BASH_CMDS[zz]={bin}/rm; zz victim", ""),
+    ("declare -n r=BASH_CMDS; r[zz]={bin}/rm; zz victim", ""),
+    ("PS4='$(rm victim)'; set -x; true", ""),
+    ("x='$(rm victim)'; echo \"${x@P}\"", ""),
     # a name made by brace expansion, before or behind a wrapper
     ("{rm,} victim", ""),
     ("2>/dev/null {timeout,}\t\\5 rm victim", ""),
@@ -113,3 +120,23 @@ def test_a_cd_that_may_fail_keeps_the_directory_it_left(tmp_path: Path) -> None:
     (project / "there").mkdir()
     existing = scan("cd there; rm -rf victim", cwd=project, project_dir=project)
     assert list(existing.writes) == [str(project / "there/victim")]
+
+
+def test_tilde_forms_for_the_cwd_and_the_last_one(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    (project / "src").mkdir(parents=True)
+    here = scan("cd src && touch ~+/made", cwd=project, project_dir=project)
+    assert list(here.writes) == [str(project / "src/made")]
+    last = scan("cd /tmp; cd src; rm -rf ~-/x", cwd=project, project_dir=project)
+    assert last.unknown and "*" in last.writes
+
+
+def test_where_cd_and_tilde_go_may_be_moved_by_an_assignment(tmp_path: Path) -> None:
+    for command in (
+        "CDPATH=/elsewhere; cd dir && rm -f x",
+        "HOME=/elsewhere; rm -rf ~/x",
+        "export HOME=/e; rm $HOME/x",
+    ):
+        assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown, command
+    # without `~` or $HOME after it, HOME= moves nothing the scan reads
+    assert not scan("HOME=/tmp/h npm ci", cwd=tmp_path, project_dir=tmp_path).unknown

@@ -108,6 +108,9 @@ def test_recover_leaves_a_live_process_alone_and_its_lease_holds(tmp_path: Path)
         with pytest.raises(SessionBusy):
             store.acquire_lease(session_id, "shell")
         assert store.lease_holder(session_id) is not None
+        # what `session delete` says names the process to stop
+        busy = store.lease_busy(session_id)
+        assert busy is not None and busy.pid == proc.pid and f"kill -INT {proc.pid}" in str(busy)
     finally:
         proc.kill()
         proc.wait(10)

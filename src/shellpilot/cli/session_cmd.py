@@ -161,7 +161,11 @@ def list_sessions(
             console.print(_text(f"No sessions for {where}."))
             return
         # Every cell is a Text: titles (model-written too) and paths are never read as markup.
-        table = Table(title=None if all_sessions else _text(str(ctx.project_dir)))
+        # Not a terminal: plain aligned columns, one line per session (for grep and cut).
+        if sys.stdout.isatty():
+            table = Table(title=None if all_sessions else _text(str(ctx.project_dir)))
+        else:
+            table = Table(box=None, pad_edge=False, header_style="")
         for name in ("id", "title", "updated", "messages", "subtasks"):
             table.add_column(
                 name, no_wrap=name == "id", justify="right" if name in ("messages", "subtasks") else "left"

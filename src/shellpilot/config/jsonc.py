@@ -62,6 +62,8 @@ def parse_jsonc(text: str, *, path: str | None = None) -> Any:
                 f"objects and arrays nested deeper than {MAX_DEPTH} levels; "
                 "a config needs only a few, so flatten it"
             )
+        if not _has_content(text):
+            reason = "the file is empty (or only comments); an empty config is `{}`"
         near = _NEAR.search(message)
         line: int | None = None
         where = ""
@@ -69,6 +71,12 @@ def parse_jsonc(text: str, *, path: str | None = None) -> Any:
             line, column = _line_col(text, int(near.group(1)) - 1)
             where = f" (column {column})"
         raise ConfigError(f"invalid JSON: {reason}{where}", path=path, line=line) from None
+
+
+def _has_content(text: str) -> bool:
+    """Whether ``text`` holds anything but whitespace and ``//`` or ``/* */`` comments."""
+    rest = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
+    return bool(rest.strip())
 
 
 def decode_utf8(raw: bytes, *, path: str | None = None, what: str = "the file") -> str:

@@ -234,7 +234,7 @@ class Judge:
         for path in _tops([p for p in writes if not self._covered(p, found.writes)]):
             findings[Finding("write", self.short(path))] = None
         touched = [p for p in writes if not self.inside_project(p)]
-        touched += self._touched(run, roles, command, cwds)
+        touched += self._touched(run, roles, command, cwds, found.dirs)
         if not found.unknown:  # no entry of dirs could say "anywhere": the whole text is asked
             for path in _tops([p for p in touched if not self._covered(p, found.dirs, dirs=True)]):
                 findings[Finding("dir", self.short(path))] = None
@@ -305,8 +305,16 @@ class Judge:
                 return True
         return False
 
-    def _touched(self, run: Run, roles: Roles, command: str, cwds: set[str]) -> list[str]:
-        """Paths in /outside or HOME that the command read, listed, stat'ed or entered."""
+    def _touched(
+        self, run: Run, roles: Roles, command: str, cwds: set[str], dirs: Sequence[str] = ()
+    ) -> list[str]:
+        """Paths in /outside or HOME that the command read, listed, stat'ed or entered.
+
+        A stat of a directory above one of the scan's ``dirs`` does not count: getting
+        there passes through it (bash stats each parent when a ``cd -P`` or ``popd``
+        makes its cwd canonical)."""
+        bare = [d[:-2] if d.endswith("/*") else d for d in dirs]
+        above = {form for d in bare for form in (d, self.resolve(d))}
         out: list[str] = []
         for event in run.trace.events:
             if event.writes or not event.ok or event.kind == "exec":
@@ -317,6 +325,8 @@ class Judge:
                 paths = [self.resolve(p, event.follows) for p in event.paths]
             for path in paths:
                 if not self.outside_place(path):
+                    continue
+                if event.kind == "stat" and any(d != path and _under(d, path) for d in above):
                     continue
                 implicit = self.implicit_home(path) and not (path == self.home and event.kind == "open")
                 if (implicit or not roles.is_watched(event.program)) and not self.named(path, command, cwds):

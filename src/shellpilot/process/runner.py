@@ -54,6 +54,12 @@ NONINTERACTIVE_ENV: Mapping[str, str] = {
 }
 """Set for every command so nothing waits on a pager, an editor or a password prompt."""
 
+HIDDEN_ENV = ("BASH_ENV", "ENV", "CDPATH", "BASHOPTS", "SHELLOPTS", "PS4", "BASH_XTRACEFD")
+"""Removed from every command's environment (with exported functions, ``BASH_FUNC_*``):
+through them bash would run a file before the command, send `cd` elsewhere, turn on
+options (`expand_aliases`, `xtrace`) or run a function in place of a program, all out of
+sight of the scanner, which judges the command text alone."""
+
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 _EXIT_WAIT_S = 2.0
 """After killing the group, how long to wait for the shell's own exit status."""
@@ -85,9 +91,14 @@ def spill_name(call_id: str | None) -> str:
 def build_env(
     cfg: ShellConfig, extra: Mapping[str, str] | None = None, base: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """The child's environment: ``base`` (default os.environ) + NONINTERACTIVE_ENV +
-    config ``shell.env`` + ``extra`` (e.g. the ``shell.env`` hook), later ones winning."""
-    env = dict(os.environ if base is None else base)
+    """The child's environment: ``base`` (default os.environ) without HIDDEN_ENV and
+    exported functions + NONINTERACTIVE_ENV + config ``shell.env`` + ``extra`` (e.g. the
+    ``shell.env`` hook), later ones winning (what the user configures is kept)."""
+    env = {
+        name: value
+        for name, value in (os.environ if base is None else base).items()
+        if name not in HIDDEN_ENV and not name.startswith("BASH_FUNC_")
+    }
     env.update(NONINTERACTIVE_ENV)
     env.update(cfg.env)
     if extra:

@@ -1,5 +1,6 @@
 """Programs that run commands given inside their arguments: awk's `system()` and pipes, sed's
-`e`, ssh's `ProxyCommand`, vim's `-c '!cmd'`, tar's `--use-compress-program`, rsync's `-e`.
+`e`, ssh's `ProxyCommand`, vim's `-c '!cmd'`, tar's `--use-compress-program`, rsync's `-e`,
+`split --filter`, `sort --compress-program`, `man -P`, `gdb -ex`, `mapfile -C`.
 
 Owns: `runs_from_arguments(name, args)`, the reason such an invocation makes the scan
 `unknown` (what it runs is text of another language, which the scanner does not read).
@@ -188,7 +189,49 @@ def _tar(args: Sequence[Word]) -> str | None:
     return None
 
 
+_COMMAND_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
+    # program: (long options that take a command, short option letters that do)
+    "split": (frozenset({"--filter"}), ""),
+    "sort": (frozenset({"--compress-program"}), ""),
+    "wget": (frozenset({"--use-askpass"}), ""),
+    "zip": (frozenset({"--unzip-command"}), ""),
+    "man": (frozenset({"--pager", "--html"}), "PH"),
+    "gdb": (frozenset({"--eval-command", "--init-eval-command", "--command", "--init-command"}), "x"),
+    "mapfile": (frozenset(), "C"),
+    "readarray": (frozenset(), "C"),
+}
+"""Programs (and builtins) with options whose value is a command they run: `split
+--filter=CMD`, `sort --compress-program=PROG`, `man -P PAGER`, `gdb -ex 'shell ..'`,
+`mapfile -C CALLBACK`, `zip -TT CMD` (its `-TT` is handled apart)."""
+
+
+def _command_options(name: str) -> Callable[[Sequence[Word]], str | None]:
+    longs, shorts = _COMMAND_OPTIONS[name]
+
+    def reader(args: Sequence[Word]) -> str | None:
+        for word in args:
+            text = word.value
+            if word.dynamic:
+                return f"{name} with a dynamic word: an option may run a command"
+            if text == "--":
+                return None
+            if text.startswith("--"):
+                option = text.partition("=")[0]
+                # getopt_long takes any unambiguous prefix (`--filt` is --filter)
+                if len(option) > 3 and any(known.startswith(option) for known in longs):
+                    return f"{name} {option} runs a command"
+            elif text.startswith("-") and len(text) > 1:
+                if (name == "gdb" and text in ("-ex", "-iex")) or (name == "zip" and text == "-TT"):
+                    return f"{name} {text} runs a command"
+                if any(letter in shorts for letter in text[1:]):
+                    return f"{name} {text} runs a command"
+        return None
+
+    return reader
+
+
 _BY_NAME: dict[str, Callable[[Sequence[Word]], str | None]] = {
+    **{name: _command_options(name) for name in _COMMAND_OPTIONS},
     "awk": _awk,
     "gawk": _awk,
     "mawk": _awk,

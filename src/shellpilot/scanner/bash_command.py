@@ -141,7 +141,14 @@ class CommandJudge:
         resolver = self.resolver
         head = words[0]
         name = head.value
-        if name == "time" and head.raw == "time" and keyword and not prefix and len(words) > 1:
+        if (
+            name == "time"
+            and head.raw == "time"
+            and keyword
+            and not prefix
+            and not self.shell.posix
+            and words[1:]
+        ):
             # bash's `time` keyword (not /usr/bin/time: unquoted, first, no assignment
             # before it) times the command after it in this same shell: that command is a
             # whole simple command again (alias, function, hash, builtins like cd, source)

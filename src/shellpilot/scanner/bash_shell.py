@@ -51,9 +51,11 @@ class BashShell:
     expands an alias inside itself; a function calling itself is scanned once).
     """
 
-    __slots__ = ("aliases", "dirs", "expanding", "functions", "git_aliases", "hashed", "problems")
+    __slots__ = ("aliases", "dirs", "expanding", "functions", "git_aliases", "hashed", "posix", "problems")
 
-    def __init__(self) -> None:
+    def __init__(self, posix: bool = False) -> None:
+        self.posix = posix
+        """A POSIX shell (sh, dash): `time` is no keyword there, but /usr/bin/time."""
         self.dirs: list[Cwds] = []
         self.aliases: dict[str, str] = {}
         self.hashed: dict[str, str] = {}

@@ -40,6 +40,15 @@ _MAX_CWDS = 8
 
 
 _BRACES = re.compile(r"\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
+_SPECIAL = re.compile(
+    rb"(?<![\w$])(BASH_ALIASES|BASH_CMDS|BASH_ENV|PS4|PROMPT_COMMAND|CDPATH|HOME|SHELLOPTS"
+    rb"|BASHOPTS|BASH_XTRACEFD|EXECIGNORE|BASH_LOADABLES_PATH)(\[[^\]]*\])?\+?="
+    rb"|@P\}|\b(declare|local|typeset|readonly|export)\s+(-\w+\s+)*-\w*n"
+)
+"""Assignments to the variables through which bash itself runs or finds things (aliases,
+the hash table, a file read by every new bash, the xtrace prompt, where `cd` and `~` go)
+and prompt expansion `${x@P}` (it runs command substitutions) or a nameref, which may
+make any of them: what runs then is not what the text shows."""
 _RUNS_INPUT = frozenset({"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "source", "eval", "busybox"})
 
 
@@ -64,7 +73,17 @@ def scan_sh(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
     unknown (the bash reading is scanned too). The `sh` entry of `ScanContext.grammars`."""
     if "$'" in source or _BRACES.search(source) is not None:
         ctx.builder.unknown("sh reads $'..' and {a,b} as plain text, unlike bash")
-    return BashWalker(source, ctx, depth, BashShell()).run(cwds)
+    return BashWalker(source, ctx, depth, BashShell(posix=True)).run(cwds)
+
+
+def _special(data: bytes) -> str | None:
+    """The first `_SPECIAL` match in `data` that matters (a `HOME=` only where `~` or
+    `$HOME` is read too), as text; None without one."""
+    for match in _SPECIAL.finditer(data):
+        if match.group(1) == b"HOME" and b"~" not in data and b"HOME" not in data[match.end() :]:
+            continue
+        return match.group(0).decode(errors="replace")
+    return None
 
 
 def _is_cd(node: Node) -> bool:
@@ -145,7 +164,11 @@ class BashWalker:
         root = tree.root_node
         if root.has_error:
             builder.unknown(f"could not parse {self.source.short(root)} (syntax error)")
-        elif b"\n\\" in data and _misread(root):
+        if b"=" in data or b"@P" in data:
+            special = _special(data)
+            if special is not None:
+                builder.unknown(f"{special} changes what bash runs or where")
+        if b"\n\\" in data and _misread(root):
             builder.unknown("a line starting with `\\name` that the parser joined to the line before")
         out = self.sequence(root.children, cwds)
         # Every substitution node starts at its own `$(`, `<(`, `>(` or backtick, so when the

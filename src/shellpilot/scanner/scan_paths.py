@@ -119,7 +119,8 @@ class PathResolver:
         return path == self.project or path.startswith(self._prefix)
 
     def expand(self, word: Word, cwd: str | None) -> str | None:
-        """Expand `~`, `~user`, `$HOME`, `${HOME}`, `$PWD`; `None` if not knowable."""
+        """Expand `~`, `~user`, `~+` (the cwd), `$HOME`, `${HOME}`, `$PWD`; `None` if not
+        knowable (`~-` is the previous cwd, `~2`, `~+1`, `~-1` entries of the dirs stack)."""
         text = word.pathtext
         if text is None:
             return None
@@ -136,6 +137,12 @@ class PathResolver:
             head, sep, tail = text.partition("/")
             if head == "~":
                 text = self.home + sep + tail
+            elif head == "~+":
+                if cwd is None:
+                    return None
+                text = cwd + sep + tail
+            elif head == "~-" or head.lstrip("~+-").isdigit():
+                return None
             else:
                 expanded = os.path.expanduser(head)
                 text = (expanded if expanded != head else head) + sep + tail

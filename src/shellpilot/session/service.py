@@ -19,7 +19,6 @@ from shellpilot.config.model import Config
 from shellpilot.errors import (
     Aborted,
     InvalidTimeout,
-    SessionBusy,
     StorageError,
     StorageFull,
     ToolError,
@@ -144,8 +143,9 @@ class SessionService:
         sandboxed commands).
         """
         self.run_state.assert_not_busy(session_id)
-        if self.store.lease_holder(session_id) is not None:
-            raise SessionBusy(session_id)
+        taken = self.store.lease_busy(session_id)
+        if taken is not None:
+            raise taken
         spills = self._spill_files(session_id)
         temps = [sandbox_tmp_dir(self.data_dir, sid) for sid in self._family(session_id)]
         self.writer.delete_session(session_id)

@@ -15,7 +15,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from shellpilot.errors import SessionNotFound, StorageError
+from shellpilot.errors import SessionBusy, SessionNotFound, StorageError
 from shellpilot.session.models import (
     Message,
     MessageWithParts,
@@ -390,6 +390,12 @@ class SessionStore(Reads):
         """Drop this process's lease on the session (no-op if it holds none)."""
         with self._tx("release the session lease") as db:
             lease_table.release(db, session_id, self._owner)
+
+    def lease_busy(self, session_id: str) -> SessionBusy | None:
+        """SessionBusy naming the other live process that holds the session's lease (its
+        pid, what it runs, since when), else None."""
+        with self._guard("read the session lease"), self._lock:
+            return lease_table.busy(self._conn, session_id, but=self._owner)
 
     def lease_holder(self, session_id: str) -> str | None:
         """The owner token of a live process holding the session's lease, else None."""
