@@ -114,7 +114,16 @@ def test_a_file_changed_in_place_with_the_same_size_and_mtime_is_seen(tree: Path
 
 @pytest.mark.parametrize(
     "damage",
-    ["empty", "not json", "a flipped byte", "truncated", "entries of the wrong shape", "not utf-8"],
+    [
+        "empty",
+        "not json",
+        "a flipped byte",
+        "truncated",
+        "entries of the wrong shape",
+        "not utf-8",
+        "a header that is not an object",
+        "no header line",
+    ],
 )
 def test_a_damaged_cache_file_is_ignored_and_rewritten(tree: Path, tmp_path: Path, damage: str) -> None:
     _, first = load(tree, tmp_path / "data")
@@ -130,6 +139,8 @@ def test_a_damaged_cache_file_is_ignored_and_rewritten(tree: Path, tmp_path: Pat
         + b"\n"
         + wrong,
         "not utf-8": b"\xff\xfe\n\xff",
+        "a header that is not an object": b"[3]\n" + good.partition(b"\n")[2],
+        "no header line": good.partition(b"\n")[2],
     }[damage]
     first.file.write_bytes(damaged)
     registry, cache = load(tree, tmp_path / "data")

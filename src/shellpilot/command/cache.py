@@ -156,15 +156,18 @@ class ParseCache:
         if self._old is None:
             self._old = {}
             with contextlib.suppress(OSError, ValueError, UnicodeDecodeError):
-                head, _, body = self.file.read_bytes().partition(b"\n")
-                header = json.loads(head)
+                data = self.file.read_bytes()
+                cut = data.find(b"\n")
+                header = json.loads(data[:cut]) if cut >= 0 else None
+                body = memoryview(data)[cut + 1 :]  # megabytes: read in place, not copied
                 if (
-                    header.get("version") == CACHE_VERSION
+                    isinstance(header, dict)
+                    and header.get("version") == CACHE_VERSION
                     and header.get("code") == self._code
                     and header.get("crc") == zlib.crc32(body)
                 ):
                     with gc_paused():
-                        entries = json.loads(body)
+                        entries = json.loads(str(body, "utf-8"))
                     if isinstance(entries, dict):
                         self._old = {g: f for g, f in entries.items() if isinstance(f, dict)}
         return self._old
