@@ -16,8 +16,12 @@ alone (the same answer streamed by the provider for a one-message request: serve
 SDK stream parsing), a bare spawn of ``bash -c true``, and what is left of each round
 without the model server's own time on its request (measured in the server) and the bare
 spawn: the loop's own overhead (target under 10 ms), which still holds this process's side
-of the HTTP exchange. ``model call`` is the time spent inside ``Provider.stream`` during the
-loop (request building included). This process's CPU time per round is printed too: on a
+of the HTTP exchange and the sandbox's start-up (the tool runs a model's ``true`` in
+bubblewrap). So it also prints a bare sandboxed spawn (bwrap with the tool's read-only
+profile), this process's side of the model call, and what a round costs without the
+sandboxed spawn and the whole model call: the gate, the runner, the store and the bus.
+``model call`` is the time spent inside ``Provider.stream`` during the loop (request
+building included). This process's CPU time per round is printed too: on a
 busy machine it is steadier than the wall time.
 """
 
@@ -27,6 +31,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -206,11 +211,47 @@ async def bare_spawn(runs: int) -> list[float]:
     return times
 
 
+async def sandboxed_spawn(runs: int, root: Path) -> list[float] | None:
+    """``bash -c true`` inside bubblewrap with the shell tool's read-only profile (the one a
+    model's ``true`` gets), spawned and reaped, nothing else (ms each); None without bwrap."""
+    from shellpilot.process.launch import launch, sandboxed
+    from shellpilot.process.sandbox import read_only_profile
+
+    shell = shutil.which("bash") or "/bin/sh"
+    argv = [shell, "-c", "--", "true"]
+    (root / "out").mkdir(exist_ok=True)
+    (root / "tmp").mkdir(exist_ok=True)
+    profile = read_only_profile(root, readable=(root / "out",), tmp_dir=root / "tmp")
+    if sandboxed(profile, argv, root) is None:
+        return None
+    loop = asyncio.get_running_loop()
+    times: list[float] = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        wrapped = sandboxed(profile, argv, root)
+        proc = launch(wrapped, argv, root, {"PATH": "/usr/bin:/bin"})
+        exited: asyncio.Future[None] = loop.create_future()
+        pidfd = os.pidfd_open(proc.pid)
+
+        def ready(fd: int = pidfd, done: asyncio.Future[None] = exited) -> None:
+            loop.remove_reader(fd)  # readable once the child has exited
+            done.set_result(None)
+
+        loop.add_reader(pidfd, ready)
+        await exited
+        os.close(pidfd)
+        proc.wait()
+        assert proc.stdout is not None
+        proc.stdout.close()
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
 def _row(label: str, value: float, note: str = "") -> None:
     print(f"  {label:<58}{value:9.2f} ms{note}")
 
 
-async def bench(protocol: WireProtocol, rounds: int, root: Path, spawn: float) -> None:
+async def bench(protocol: WireProtocol, rounds: int, root: Path, spawn: float, boxed: float | None) -> None:
     alone = statistics.median(await model_only(protocol, 50))
     times, in_model, served = await loop_rounds(protocol, rounds, root)
     late = f"{rounds - WINDOW + 1}-{rounds}"
@@ -234,22 +275,37 @@ async def bench(protocol: WireProtocol, rounds: int, root: Path, spawn: float) -
         _row(f"model call inside the loop, rounds {label}", statistics.median(in_model[part]))
     for label, part in windows:
         _row(f"  of which the model server's own time, rounds {label}", statistics.median(served[part]))
+    for label, part in windows:
+        client = statistics.median(m - s for m, s in zip(in_model[part], served[part], strict=True))
+        _row(f"  of which this process's side (SDK, HTTP), rounds {label}", client)
     _row("model turn alone (one-message request), median of 50", alone)
     _row("bare spawn of `bash -c true`, median of 50", spawn)
+    if boxed is not None:
+        _row("bare spawn in the tool's sandbox (bwrap), median of 50", boxed)
     for label, part in windows:
         # Per round: what is left without the server's own time on its request and the spawn.
         own = statistics.median(t - s - spawn for t, s in zip(times[part], served[part], strict=True))
         ok = "ok" if own < OVERHEAD_TARGET_MS else "OVER"
         target = f"   (target < {OVERHEAD_TARGET_MS:g} ms: {ok})"
         _row(f"loop overhead per round, rounds {label}", own, target)
+    for label, part in windows:
+        # The same without the sandbox's own start-up and this process's side of the model
+        # call: what the loop itself (gate, runner, store, bus) adds to a round.
+        rest = [
+            t - m - (boxed if boxed is not None else spawn)
+            for t, m in zip(times[part], in_model[part], strict=True)
+        ]
+        _row(f"  without sandboxed spawn and model call, rounds {label}", statistics.median(rest))
 
 
 async def main(rounds: int) -> None:
     spawn = statistics.median(await bare_spawn(50))
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        boxed_times = await sandboxed_spawn(50, root)
+        boxed = statistics.median(boxed_times) if boxed_times else None
         for protocol in ("openai", "anthropic"):
-            await bench(protocol, rounds, root, spawn)
+            await bench(protocol, rounds, root, spawn, boxed)
 
 
 if __name__ == "__main__":

@@ -7,16 +7,27 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from shellpilot.command.cache import ParseCache, cache_file
+from shellpilot.command.cache import SETTLED_NS, ParseCache, cache_file
 from shellpilot.command.registry import CommandRegistry
 from shellpilot.command.sources.markdown import load_markdown_file
 from shellpilot.config.model import Config
+
+
+def settle(*roots: Path) -> None:
+    """Give each file (or every file under each folder) an mtime 10 s ago: the cache stores only
+    settled files. This changes their ctime too, so they are parsed once more."""
+    old = time.time_ns() - 10 * SETTLED_NS
+    for root in roots:
+        files = [Path(d, n) for d, _, names in os.walk(root) for n in names] if root.is_dir() else [root]
+        for file in files:
+            os.utime(file, ns=(old, old))
 
 
 def write_tree(project: Path) -> None:
@@ -35,6 +46,7 @@ def write_tree(project: Path) -> None:
     gemini = project / ".gemini" / "commands"
     gemini.mkdir(parents=True)
     (gemini / "ask.toml").write_text('description = "Ask"\nprompt = "Answer {{args}}"\n')
+    settle(project)
 
 
 def read_cache(file: Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -78,6 +90,7 @@ def test_a_changed_added_or_removed_file_is_seen(tree: Path, tmp_path: Path) -> 
     commit.write_text(commit.read_text().replace("Commit it", "Commit XY"))  # same size, new mtime
     (tree / ".shellpilot" / "command" / "plain.md").unlink()
     (tree / ".shellpilot" / "command" / "new.md").write_text("New $1")
+    settle(commit, tree / ".shellpilot" / "command" / "new.md")  # old mtimes: stored again
     registry, cache = load(tree, tmp_path / "data")
     names = registry.load_files()
     assert names["git/commit"].description == "Commit XY"
@@ -101,7 +114,16 @@ def test_a_file_changed_in_place_with_the_same_size_and_mtime_is_seen(tree: Path
 
 @pytest.mark.parametrize(
     "damage",
-    ["empty", "not json", "a flipped byte", "truncated", "entries of the wrong shape", "not utf-8"],
+    [
+        "empty",
+        "not json",
+        "a flipped byte",
+        "truncated",
+        "entries of the wrong shape",
+        "not utf-8",
+        "a header that is not an object",
+        "no header line",
+    ],
 )
 def test_a_damaged_cache_file_is_ignored_and_rewritten(tree: Path, tmp_path: Path, damage: str) -> None:
     _, first = load(tree, tmp_path / "data")
@@ -117,6 +139,8 @@ def test_a_damaged_cache_file_is_ignored_and_rewritten(tree: Path, tmp_path: Pat
         + b"\n"
         + wrong,
         "not utf-8": b"\xff\xfe\n\xff",
+        "a header that is not an object": b"[3]\n" + good.partition(b"\n")[2],
+        "no header line": good.partition(b"\n")[2],
     }[damage]
     first.file.write_bytes(damaged)
     registry, cache = load(tree, tmp_path / "data")
@@ -190,6 +214,7 @@ def test_a_parse_that_depends_on_folders_above_the_file_is_not_reused(project: P
     commands = project / "plugin" / "commands"
     commands.mkdir(parents=True)
     (commands / "run.md").write_text("Run ${CLAUDE_PLUGIN_ROOT}/tool.sh $ARGUMENTS\n")
+    settle(commands)
     cache = ParseCache(tmp_path / "cache.json")
     parse = cache.wrap(load_markdown_file)
     first = parse("run", commands / "run.md", "claude")
@@ -197,3 +222,50 @@ def test_a_parse_that_depends_on_folders_above_the_file_is_not_reused(project: P
     (project / ".claude-plugin").mkdir()  # the plugin's root is now the project itself
     again = parse("run", commands / "run.md", "claude")
     assert again.commands[0].plugin_root == str(project) and cache.hits == 0
+
+
+def test_a_file_written_just_now_is_parsed_until_it_settles(tree: Path, tmp_path: Path) -> None:
+    # File times are coarse: a second write within the same tick could keep size, mtime and
+    # ctime. So a file is stored only once its mtime is SETTLED_NS old at the time it is read.
+    load(tree, tmp_path / "data")
+    fresh = tree / ".shellpilot" / "command" / "fresh.md"
+    fresh.write_text("Fresh $1")
+    for _ in range(2):
+        registry, cache = load(tree, tmp_path / "data")
+        assert cache.misses == 1 and cache.hits == 7  # parsed each time, never stored
+        assert registry.load_files()["fresh"].template == "Fresh $1"
+    _, saved = read_cache(cache.file)
+    assert not any("fresh.md" in key for group in saved.values() for key in group)
+    fresh.write_text("Fresh $2")  # the same size, within the same second
+    assert load(tree, tmp_path / "data")[0].load_files()["fresh"].template == "Fresh $2"
+    settle(fresh)
+    assert load(tree, tmp_path / "data")[1].misses == 1  # settled now: parsed once, stored
+    assert load(tree, tmp_path / "data")[1].hits == 8
+
+
+def test_revived_commands_equal_parsed_ones_and_own_their_lists(tree: Path, tmp_path: Path) -> None:
+    load(tree, tmp_path / "data")
+    registry, cache = load(tree, tmp_path / "data")
+    registry.reload()
+    names = registry.load_files()  # the same entries revived twice in one process
+    assert cache.hits == 14 and cache.misses == 0
+    plain = CommandRegistry(tree, Config(), config_dir=tree / "no-user-config").load_files()
+    assert names == plain  # every field, defaults included
+    first = load(tree, tmp_path / "data")[0].load_files()["git/commit"]
+    assert first.hints == names["git/commit"].hints and first.hints is not names["git/commit"].hints
+
+
+def test_a_damaged_entry_is_parsed_again_and_listed_once(tree: Path, tmp_path: Path) -> None:
+    _, first = load(tree, tmp_path / "data")
+    header, body = read_cache(first.file)
+    entries = {key: raw for group in body.values() for key, raw in group.items()}
+    colon = next(raw for key, raw in entries.items() if "colon.md" in key)
+    colon[4] = [["a warning without its line"]]  # its command revives, its warning does not
+    commit = next(raw for key, raw in entries.items() if "commit.md" in key)
+    commit[3][0]["not_a_field"] = 1
+    data = json.dumps(body).encode()
+    first.file.write_bytes(json.dumps({**header, "crc": zlib.crc32(data)}).encode() + b"\n" + data)
+    registry, cache = load(tree, tmp_path / "data")
+    assert cache.misses == 2 and cache.hits == 5
+    plain = CommandRegistry(tree, Config(), config_dir=tree / "no-user-config")
+    assert listing(registry) == listing(plain)  # no command twice, every warning once

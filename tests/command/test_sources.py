@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.frontmatter import parse_markdown, sanitise
 from shellpilot.command.sources import builtin_commands, load_gemini_dir, load_markdown_dir
+from shellpilot.command.sources.base import walk_files
 from shellpilot.command.sources.config import config_commands
 from shellpilot.command.substitution import substitute
 from shellpilot.config import load_config
@@ -205,3 +207,27 @@ def test_skills(project: Path, tmp_path: Path) -> None:
     assert by_name["charts"].description is None
     assert any("broken" in str(w) and "never ends" in str(w) for w in warnings)
     assert any("replaces the one in" in str(w) for w in warnings)
+
+
+def test_walk_files_lists_what_os_walk_would(tmp_path: Path) -> None:
+    root = tmp_path / "commands"
+    for rel in ("b.md", "a/z.md", "a/b/c.md", "notes.txt", "a/.md", "A.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.md").write_text("secret")
+    (root / "linked").symlink_to(outside, target_is_directory=True)  # a folder link: not followed
+    (root / "leak.md").symlink_to(outside / "secret.md")  # a file link out: skipped, with a warning
+    (root / "same.md").symlink_to(root / "b.md")  # a file link inside: listed
+    (root / "gone.md").symlink_to(root / "missing.md")  # a broken link inside: listed, fails to read
+    warnings: list[LoadWarning] = []
+    found = walk_files(root, ".md", warnings)
+    assert found == [(name, str(root / f"{name}.md")) for name in ("A", "a/b/c", "a/z", "b", "gone", "same")]
+    assert [str(w) for w in warnings] == [
+        f"{root / 'leak.md'}: skipped: a symlink to {outside / 'secret.md'}, outside {root}"
+    ]
+    assert walk_files(root, ".md", nested=False) == [
+        (name, str(root / f"{name}.md")) for name in ("A", "b", "gone", "same")
+    ]
+    assert walk_files(tmp_path / "absent", ".md") == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from shellpilot.command.model import Command
@@ -41,9 +43,7 @@ def test_trusted_allows_and_any_denies() -> None:
         Rule("bash", "npm test *", "allow", "command"),
         Rule("bash", "git push *", "deny", "command"),
     ]
-    untrusted = turn_rules(
-        command.model_copy(update={"trusted": False, "origin": "/p/.claude/commands/ship.md"})
-    )
+    untrusted = turn_rules(dataclasses.replace(command, trusted=False, origin="/p/.claude/commands/ship.md"))
     assert untrusted.rules == [Rule("bash", "git push *", "deny", "command")]
     assert untrusted.warnings == [
         "allowed-tools of /ship ignored: /p/.claude/commands/ship.md belongs to a project that is "

@@ -58,6 +58,9 @@ ROWS = [
     ("hash -p {bin}/rm del; { shopt -s expand_aliases\nalias del=true\ndel victim\n}", "rm victim"),
     ("shopt -s expand_aliases\nalias del=del\nhash -p {bin}/rm del; del victim", "rm victim"),
     ("shopt -s expand_aliases\nalias zz=-p\ntime zz source /dev/stdin <<< 'rm victim'", ""),
+    # a compound command is read whole: the alias it redefines keeps its older text in it
+    ("shopt -s expand_aliases\nalias zz=rm\n{ alias zz=true\nzz victim\n}", "rm victim"),
+    ("shopt -s expand_aliases\nalias zz=rm\n{ unalias zz\nzz victim\n}", "rm victim"),
     # bash's own variables for aliases, the hash table and the xtrace prompt, prompt
     # expansion and namerefs that may reach them
     ("shopt -s expand_aliases; BASH_ALIASES[zz]=rm\nzz victim", ""),
@@ -140,3 +143,13 @@ def test_where_cd_and_tilde_go_may_be_moved_by_an_assignment(tmp_path: Path) -> 
         assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown, command
     # without `~` or $HOME after it, HOME= moves nothing the scan reads
     assert not scan("HOME=/tmp/h npm ci", cwd=tmp_path, project_dir=tmp_path).unknown
+
+
+def test_a_program_by_path_is_no_builtin(tmp_path: Path) -> None:
+    # `/usr/bin/command cd d` (or a `hash -p` name for it) runs a program: this shell's cwd
+    # stays, so the bare redirect on the next line writes here
+    project = tmp_path / "p"
+    (project / "d").mkdir(parents=True)
+    for command in ("/usr/bin/command cd d\n> out", "hash -p /usr/bin/command zz; zz cd d\n> out"):
+        found = scan(command, cwd=project, project_dir=project)
+        assert str(project / "out") in found.writes, (command, found.writes)

@@ -199,3 +199,17 @@ def test_a_data_dir_that_cannot_be_made_says_what_to_do(tmp_path: Path) -> None:
     message = str(err.value)
     assert message.startswith(f"cannot create the data directory {blocker / 'data'}: Not a directory;")
     assert "--data-dir DIR or SHELLPILOT_DATA_DIR" in message and "[Errno" not in message
+
+
+def test_a_message_makes_its_session_the_latest_of_its_project(store: SessionStore) -> None:
+    # Even when the clock says otherwise (a step back, or the same millisecond): after the
+    # project's latest session, whatever other projects' sessions say.
+    ahead = 4_000_000_000_000
+    store.put_session(Session(project_dir="/a", created_ms=0, updated_ms=ahead))
+    store.put_session(Session(project_dir="/b", created_ms=0, updated_ms=ahead * 2))
+    mine = Session(project_dir="/a", created_ms=0, updated_ms=0)
+    store.put_session(mine)
+    store.put_message(UserMessage(session_id=mine.id))
+    assert store.get_session(mine.id).updated_ms == ahead + 1
+    latest = store.latest_session("/a")
+    assert latest is not None and latest.id == mine.id

@@ -6,7 +6,7 @@ rules (command/), permission decisions (permission/); heavy imports stay in func
 
 from __future__ import annotations
 
-import asyncio
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def _registry(directory: Path | None, trust: bool = False) -> tuple[CommandRegistry, LoadedConfig]:
-    from shellpilot.cli.context import project_dir_of, untrusted_warning
+    from shellpilot.cli.project import project_dir_of, untrusted_warning
     from shellpilot.cli.render import print_warning
     from shellpilot.command.cache import ParseCache
     from shellpilot.command.registry import CommandRegistry
@@ -66,7 +66,7 @@ def _as_dict(command: Command) -> dict[str, Any]:
         "subtask": command.subtask,
         "argument_hint": command.argument_hint,
         "aliases": command.aliases,
-        "arguments": [a.model_dump() for a in command.arguments],
+        "arguments": [dataclasses.asdict(a) for a in command.arguments],
         "named_arguments": command.named_arguments,
         "allowed_tools": command.allowed_tools,
         "disallowed_tools": command.disallowed_tools,
@@ -118,29 +118,48 @@ def list_commands(
     trust: TrustOption = False,
 ) -> None:
     """List every slash command: name, source, origin, description, placeholders."""
+    from shellpilot.cli.render import print_warning
+    from shellpilot.command.cache import gc_paused
+
+    with gc_paused():  # thousands of commands, no cycle among them: see gc_paused
+        commands, warnings = _listing(directory, trust)
+        if as_json:
+            text = json.dumps({"commands": [_as_dict(c) for c in commands], "warnings": warnings}, indent=2)
+        else:
+            text = _listing_text(commands)
+    if text:
+        typer.echo(text)  # one write: thousands of commands print at once
+    if not as_json:
+        for warning in warnings:
+            print_warning(warning)
+
+
+def _listing(directory: Path | None, trust: bool) -> tuple[list[Command], list[str]]:
+    """Every reachable command and the load warnings (MCP servers start only when configured)."""
+    registry, _ = _registry(directory, trust)
+    if not registry.has_servers:  # no event loop to start (nor asyncio to import) for files alone
+        return registry.list_files(), [str(w) for w in registry.warnings]
 
     async def load() -> tuple[list[Command], list[str]]:
-        registry, _ = _registry(directory, trust)
         async with registry:
             return await registry.list(), [str(w) for w in registry.warnings]
 
-    commands, warnings = asyncio.run(load())
-    if as_json:
-        typer.echo(json.dumps({"commands": [_as_dict(c) for c in commands], "warnings": warnings}, indent=2))
-        return
+    import asyncio
+
+    return asyncio.run(load())
+
+
+def _listing_text(commands: Sequence[Command]) -> str:
+    """Two lines a command: ``/name source description  [hints]``, then its origin, indented."""
     width = max((len(c.name) for c in commands), default=0) + 1
+    indent = " " * (width + 2)
     lines: list[str] = []
     for command in commands:
         hint = " ".join(command.hints) or (command.argument_hint or "")
-        line = f"/{command.name:<{width}} {command.source:<7} {command.description or ''}"
-        lines.append(line.rstrip() + (f"  [{hint}]" if hint else ""))
-        lines.append(f"  {'':<{width}}{command.origin}")
-    if lines:
-        typer.echo("\n".join(lines))  # one write: thousands of commands print at once
-    from shellpilot.cli.render import print_warning
-
-    for warning in warnings:
-        print_warning(warning)
+        line = f"/{command.name.ljust(width)} {command.source.ljust(7)} {command.description or ''}".rstrip()
+        lines.append(f"{line}  [{hint}]" if hint else line)
+        lines.append(indent + command.origin)
+    return "\n".join(lines)
 
 
 def show_command(
@@ -154,6 +173,8 @@ def show_command(
         registry, loaded = _registry(directory, trust)
         async with registry:
             return await registry.get(name), loaded
+
+    import asyncio
 
     from shellpilot.command.syntax import describe
 
@@ -340,6 +361,8 @@ def render_command(
                 decisions.append(f"!`{block.command}` -> {refused or _decision(service, rules, block.plan)}")
             _print_expanded(out, decisions)
             return any(block.status in ("denied", "rejected") for block in out.blocks)
+
+    import asyncio
 
     if asyncio.run(main()):
         # The prompt is printed, but a block did not run: scripts must notice (PermissionError_).

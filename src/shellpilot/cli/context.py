@@ -13,8 +13,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from shellpilot.bus import Bus
+from shellpilot.cli.project import project_dir_of, untrusted_warning
 from shellpilot.config import LoadedConfig, load_config
-from shellpilot.errors import StorageError, UsageError
+from shellpilot.errors import StorageError
 from shellpilot.paths import data_dir as resolve_data_dir
 from shellpilot.paths import store_path, tool_output_dir
 from shellpilot.session.recovery import recover
@@ -72,15 +73,6 @@ class CliContext:
         self.close()
 
 
-def project_dir_of(directory: str | os.PathLike[str] | None) -> Path:
-    """``directory`` (default: the current directory) as an absolute path; UsageError if not a dir."""
-    path = Path(directory).expanduser() if directory is not None else Path.cwd()
-    path = path.resolve()
-    if not path.is_dir():
-        raise UsageError(f"Not a directory: {path}. Pass an existing project directory with --dir.")
-    return path
-
-
 def open_context(
     *,
     directory: str | os.PathLike[str] | None = None,
@@ -127,17 +119,6 @@ def open_context(
     ctx = CliContext(project, loaded, data, store, bus, run_state, sessions)
     run_state.cancel_permissions = ctx._cancel_permissions
     return ctx
-
-
-def untrusted_warning(loaded: LoadedConfig) -> str | None:
-    """The one warning line (without a ``warning:`` prefix) naming the keys an untrusted
-    project's config had ignored and how to trust it; None when nothing was ignored."""
-    from shellpilot.config.trust import trust_warning
-
-    user_file = loaded.user_config_file
-    if user_file is None:
-        return None
-    return trust_warning(loaded.ignored, loaded.project_dir, user_file)
 
 
 def _clean_outputs(data: Path, retention_days: float) -> None:

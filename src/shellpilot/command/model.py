@@ -7,9 +7,8 @@ Must not touch: files, servers or expansion (see sources/, registry.py, template
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 CommandSource = Literal["command", "mcp", "skill"]
 """Where a command came from: a command file or config, an MCP prompt, a skill."""
@@ -30,26 +29,25 @@ PromptFetcher = Callable[[str], Awaitable[str]]
 """``await fetch(raw_arguments) -> text``: an MCP prompt rendered by its server."""
 
 
-class PromptArgumentSpec(BaseModel):
+@dataclass(frozen=True, slots=True)
+class PromptArgumentSpec:
     """One declared argument of an MCP prompt (bound by name, in declared order)."""
-
-    model_config = ConfigDict(frozen=True)
 
     name: str
     description: str | None = None
     required: bool = False
 
 
-class Command(BaseModel):
-    """A slash command: data plus a template.
+@dataclass(frozen=True, kw_only=True)
+class Command:
+    """A slash command: data plus a template (a frozen dataclass: thousands are built per
+    listing, and every builder is our own typed code, so nothing is validated again).
 
     ``template`` is the raw text, or for MCP prompts a fetcher called at expansion time
     with the raw argument text. ``origin`` names the file path, ``mcp:<server>`` or
     ``builtin`` so errors and collision warnings can point at it. ``hints`` lists the
     placeholders (``$1``, ``$2``, ``$10``, then ``$ARGUMENTS``) for completion UIs.
     """
-
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     name: str
     description: str | None = None
@@ -59,24 +57,24 @@ class Command(BaseModel):
     (``sonnet``, ``claude-sonnet-4-0``, ``gpt-4o``) resolved to a configured provider when
     the command runs; None = the caller's choice."""
     source: CommandSource = "command"
-    template: str | PromptFetcher = Field(repr=False)
+    template: str | PromptFetcher = field(repr=False)
     subtask: bool | None = None
-    hints: list[str] = Field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
     origin: str = "builtin"
     syntax: TemplateSyntax = "shellpilot"
     display_name: str | None = None
     """The name as its file wrote it when the slash name had to differ (a skill called
     ``Plugin Settings`` is ``/plugin-settings``)."""
-    arguments: list[PromptArgumentSpec] = Field(default_factory=list)
+    arguments: list[PromptArgumentSpec] = field(default_factory=list)
     """Declared arguments (MCP prompts only)."""
-    named_arguments: list[str] = Field(default_factory=list)
+    named_arguments: list[str] = field(default_factory=list)
     """Claude's ``arguments:`` frontmatter: ``$name`` is the positional argument of that index."""
     argument_hint: str | None = None
     """Free-text usage hint (Claude's and Codex's ``argument-hint``)."""
-    allowed_tools: list[str] = Field(default_factory=list)
+    allowed_tools: list[str] = field(default_factory=list)
     """Claude's ``allowed-tools``: its ``Bash(...)`` entries allow those commands while the
     command's own turn runs, when ``trusted`` (see ``command/toolrules.py``)."""
-    disallowed_tools: list[str] = Field(default_factory=list)
+    disallowed_tools: list[str] = field(default_factory=list)
     """Claude's ``disallowed-tools``: its ``Bash(...)`` entries deny those commands for the turn."""
     trusted: bool = True
     """False for a file of a project whose config is not trusted (its allow rules are ignored)."""
@@ -86,7 +84,7 @@ class Command(BaseModel):
     plugin_root: str | None = None
     """``${CLAUDE_PLUGIN_ROOT}``: the plugin holding the file (the folder with
     ``.claude-plugin/``, else the parent of the ``commands``/``skills`` folder)."""
-    aliases: list[str] = Field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
     """Extra names that reach this command when free (``dir/name`` for ``dir:name``, ``prompts:x``)."""
 
     @property

@@ -13,12 +13,14 @@ that a Claude Code skill wins over a Claude Code command of the same name (as in
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from shellpilot.command.cache import ParseCache, Wrap
+from shellpilot.command.cache import gc_paused
 from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.model import Command, PromptFetcher
 from shellpilot.command.sources import (
@@ -28,16 +30,17 @@ from shellpilot.command.sources import (
     load_gemini_dir,
     load_markdown_dir,
 )
-from shellpilot.command.sources.base import FileParser
-from shellpilot.command.sources.codex import codex_prompts_dir, load_codex_dir, load_codex_file
-from shellpilot.command.sources.gemini import load_gemini_file
-from shellpilot.command.sources.markdown import load_markdown_file
+from shellpilot.command.sources.base import FileReader, read_each
+from shellpilot.command.sources.codex import codex_prompts_dir, load_codex_dir
 from shellpilot.command.sources.skill import skill_command
 from shellpilot.config.load import LoadedConfig
 from shellpilot.config.model import Config
 from shellpilot.errors import CommandNotFound
-from shellpilot.mcp.manager import McpManager, McpPrompt, bind_arguments
 from shellpilot.skill.discovery import discover_skills, skill_dirs
+
+if TYPE_CHECKING:
+    from shellpilot.command.cache import ParseCache
+    from shellpilot.mcp.manager import McpManager, McpPrompt
 
 CLAUDE_SYNTAXES = ("claude", "claude-legacy")
 
@@ -60,22 +63,17 @@ def _file_sources(project: Path) -> list[tuple[Path, str]]:
     return dirs
 
 
-def _plain(parse: FileParser) -> FileParser:
-    return parse
-
-
-def _load_dir(path: Path, flavour: str, trusted: bool, wrap: Wrap = _plain) -> Loaded:
-    """One command directory; ``wrap`` (a parse cache) wraps each per-file parser."""
+def _load_dir(path: Path, flavour: str, trusted: bool, read: FileReader = read_each) -> Loaded:
+    """One command directory; its files read by ``read`` (a parse cache's, or ``read_each``)."""
     if flavour == "gemini":
-        return load_gemini_dir(path, trusted=trusted, parse=wrap(load_gemini_file))
+        return load_gemini_dir(path, trusted=trusted, read=read)
     if flavour == "codex":
-        return load_codex_dir(path, parse=wrap(load_codex_file))
-    markdown = wrap(load_markdown_file)
+        return load_codex_dir(path, read=read)
     if flavour == "claude":
-        return load_markdown_dir(path, "claude", trusted=trusted, parse=markdown)
+        return load_markdown_dir(path, "claude", trusted=trusted, read=read)
     if flavour == "opencode":
-        return load_markdown_dir(path, "opencode", trusted=trusted, parse=markdown)
-    return load_markdown_dir(path, "shellpilot", trusted=trusted, parse=markdown)
+        return load_markdown_dir(path, "opencode", trusted=trusted, read=read)
+    return load_markdown_dir(path, "shellpilot", trusted=trusted, read=read)
 
 
 def _file_leaf(path: str | None) -> str | None:
@@ -137,7 +135,11 @@ class CommandRegistry:
         self.home = Path(home) if home is not None else Path.home()
         self._env = env if env is not None else os.environ
         self._owns_mcp = mcp is None and any(c.enabled for c in self.config.mcp.values())
-        self._mcp = McpManager(self.config.mcp, cwd=self.project_dir) if self._owns_mcp else mcp
+        if self._owns_mcp:
+            from shellpilot.mcp.manager import McpManager  # only a project with MCP servers pays for it
+
+            mcp = McpManager(self.config.mcp, cwd=self.project_dir)
+        self._mcp = mcp
         self._names: dict[str, Command] | None = None
         self._qualified: dict[str, Command] = {}
         self._files: tuple[list[Loaded], list[Command], list[LoadWarning]] | None = None
@@ -184,29 +186,33 @@ class CommandRegistry:
     def _read_files(self) -> tuple[list[Loaded], list[Command], list[LoadWarning]]:
         """Every file-backed source, weakest first, plus the skills (read once, cached)."""
         if self._files is None:
-            wrap = self._cache.wrap if self._cache is not None else _plain
-            layers: list[Loaded] = [Loaded(commands=builtin_commands(self.project_dir))]
-            layers += [
-                _load_dir(path, flavour, True, wrap) for path, flavour in _user_sources(self.home, self._env)
-            ]
-            if self.config_dir is not None:
-                for d in ("command", "commands"):
-                    layers.append(_load_dir(self.config_dir / d, "shellpilot", True, wrap))
-            layers.append(config_commands(self.config, self._sources))
-            layers += [
-                _load_dir(path, flavour, self.trusted, wrap)
-                for path, flavour in _file_sources(self.project_dir)
-            ]
-            skills, skill_warnings = discover_skills(skill_dirs(self.project_dir, self.config_dir, self.home))
-            commands: list[Command] = []
-            for skill in skills:
-                command, warnings = skill_command(skill, project_trusted=self.trusted)
-                commands.append(command)
-                skill_warnings += warnings
-            self._files = (layers, commands, skill_warnings)
+            with gc_paused():  # thousands of files: see gc_paused
+                self._files = self._read_all()
             if self._cache is not None:
                 self._cache.save()
         return self._files
+
+    def _read_all(self) -> tuple[list[Loaded], list[Command], list[LoadWarning]]:
+        """Every file-backed source, weakest first, plus the skills."""
+        read: FileReader = self._cache.read if self._cache is not None else read_each
+        layers: list[Loaded] = [Loaded(commands=builtin_commands(self.project_dir))]
+        layers += [
+            _load_dir(path, flavour, True, read) for path, flavour in _user_sources(self.home, self._env)
+        ]
+        if self.config_dir is not None:
+            for d in ("command", "commands"):
+                layers.append(_load_dir(self.config_dir / d, "shellpilot", True, read))
+        layers.append(config_commands(self.config, self._sources))
+        layers += [
+            _load_dir(path, flavour, self.trusted, read) for path, flavour in _file_sources(self.project_dir)
+        ]
+        skills, skill_warnings = discover_skills(skill_dirs(self.project_dir, self.config_dir, self.home))
+        commands: list[Command] = []
+        for skill in skills:
+            command, warnings = skill_command(skill, project_trusted=self.trusted)
+            commands.append(command)
+            skill_warnings += warnings
+        return layers, commands, skill_warnings
 
     def _build(self, prompts: list[McpPrompt]) -> dict[str, Command]:
         layers, skills, skill_warnings = self._read_files()
@@ -240,6 +246,8 @@ class CommandRegistry:
         return self._names
 
     def _mcp_command(self, prompt: McpPrompt) -> Command:
+        from shellpilot.mcp.manager import bind_arguments
+
         manager = self._mcp
         assert manager is not None
         specs = prompt.arguments
@@ -274,15 +282,27 @@ class CommandRegistry:
         extra = list(self._mcp.warnings) if self._mcp is not None else []
         return self._file_warnings + extra
 
-    async def list(self) -> list[Command]:
-        """Reachable commands sorted by name: each short name, plus the qualified names
-        (``server:prompt``, ``skill:name``) of prompts and skills whose short name is taken."""
-        names = await self.load()
+    @property
+    def has_servers(self) -> bool:
+        """True when MCP servers are configured: ``list``/``get`` start them (so need a loop);
+        without them ``list_files`` gives what ``list`` would."""
+        return self._mcp is not None and self._mcp.configured
+
+    def list_files(self) -> list[Command]:
+        """``list`` without MCP prompts, synchronously (no event loop to start)."""
+        return self._listing(self.load_files())
+
+    def _listing(self, names: dict[str, Command]) -> list[Command]:
         result = dict(names)
         for qualified, command in self._qualified.items():
             if command.source in ("mcp", "skill") and names.get(command.name) is not command:
-                result[qualified] = command.model_copy(update={"name": qualified})
+                result[qualified] = dataclasses.replace(command, name=qualified)
         return [result[n] for n in sorted(result)]
+
+    async def list(self) -> list[Command]:
+        """Reachable commands sorted by name: each short name, plus the qualified names
+        (``server:prompt``, ``skill:name``) of prompts and skills whose short name is taken."""
+        return self._listing(await self.load())
 
     async def get(self, name: str) -> Command:
         """The command called ``name`` (a leading ``/`` is ignored).

@@ -17,7 +17,7 @@ from shellpilot.scanner.bash_git import GitCommand
 from shellpilot.scanner.bash_nesting import RunHere
 from shellpilot.scanner.bash_shell import BashShell, rest_text
 from shellpilot.scanner.brace_expansion import brace_words
-from shellpilot.scanner.context import Cwds, ScanContext
+from shellpilot.scanner.context import Cwds, ScanContext, union_cwds
 from shellpilot.scanner.option_table import SHAPES
 from shellpilot.scanner.options import find_paths, read
 from shellpilot.scanner.parse import POSIX_SHELLS
@@ -168,9 +168,14 @@ class CommandJudge:
                 dynamic_words=dynamic_words,
             )
         if not head.dynamic and (self.shell.aliases or self.shell.hashed or self.shell.functions):
-            text = self.shell.alias_of(head) if aliases else None
-            if text is not None:
-                after = self.alias(text, words, cwds, prefix)
+            texts = self.shell.alias_of(head) if aliases else None
+            if texts is not None:
+                after: Cwds = cwds
+                for text in texts:
+                    expanded = self.alias(text, words, cwds, prefix)
+                    after = (
+                        None if after is None or expanded is None else tuple(dict.fromkeys(after + expanded))
+                    )
                 plain = self.judge(
                     words,
                     cwds,
@@ -182,7 +187,7 @@ class CommandJudge:
                     aliases=False,
                     keyword=keyword,
                 )
-                return None if after is None or plain is None else tuple(dict.fromkeys(after + plain))
+                return union_cwds(after, plain)
             handled, after = self.indirect(words, cwds, prefix, redirects, dynamic_words)
             if handled:
                 return after
@@ -193,11 +198,15 @@ class CommandJudge:
             builder.unknown(f"the parser read the reserved word {name} as a command name")
         index = 0
         wrappers: tuple[str, ...] = ()
+        builtins = True  # the wrappers may be the shell's own (`command`, not /usr/bin/command)
         run_cwds = cwds
         from_input = False
         if len(words) > 1 and (name in FIRST_WORDS or name[:1] in "/\\"):
             unwrapped = unwrap(words)
             wrappers = tuple(unwrapped.wrappers)
+            # `/usr/bin/command cd d` (or a `hash -p` name for it) is a program: none of the
+            # builtins' lookups, cd, source or alias happen in this shell
+            builtins = "/" not in name
             from_input = unwrapped.from_input
             what = wrappers[0] if wrappers else name
             if unwrapped.problem:
@@ -239,6 +248,7 @@ class CommandJudge:
                 if (
                     program is not None
                     and not head.dynamic
+                    and builtins
                     and _HASH_WRAPPERS.issuperset(wrappers)
                     and "hash " + name not in self.shell.expanding
                 ):
@@ -282,18 +292,18 @@ class CommandJudge:
         if not head.dynamic and name[:1] in "/\\":
             name = program_name(name)
         role = _ROLES.get(name, 0)
-        if role & _CD and head.value == name and _BUILTIN_WRAPPERS.issuperset(wrappers):
+        if role & _CD and head.value == name and builtins and _BUILTIN_WRAPPERS.issuperset(wrappers):
             # the shell's own cd (`builtin cd`, `command cd` too); `env cd`, `nice cd`,
             # `/usr/bin/cd` run a program of that name, which moves no cwd of this shell
             if writes:
                 self.record(words, index, name, prefix, redirects, cwds, wrappers, dynamic_words)
             builder.seen = True
             return self.cd(name, real[1:], run_cwds)
-        if name in ("source", ".") and _BUILTIN_WRAPPERS.issuperset(wrappers):
+        if name in ("source", ".") and builtins and _BUILTIN_WRAPPERS.issuperset(wrappers):
             self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
             return self.source(real[1:], run_cwds, stdin)
         self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
-        if name in _DEFINERS and _BUILTIN_WRAPPERS.issuperset(wrappers):
+        if name in _DEFINERS and builtins and _BUILTIN_WRAPPERS.issuperset(wrappers):
             # (`flock f alias x=y` runs a program named alias: it defines nothing here)
             self.define(name, real[1:])
         hidden = runs_from_arguments(name, real[1:])

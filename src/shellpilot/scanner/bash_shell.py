@@ -43,8 +43,9 @@ class BashShell:
     """One simulated bash process. A `bash -c` string starts a new one; `eval`, `trap`,
     `source /dev/stdin`, alias expansions and function calls run in the same one.
 
-    `dirs`: the `pushd` stack. `aliases`: name -> replacement text (`alias ll='ls -l'`;
-    bash -c expands them only after `shopt -s expand_aliases`, zsh always: both count).
+    `dirs`: the `pushd` stack. `aliases`: name -> every replacement text it was given
+    (`alias ll='ls -l'`; bash -c expands them only after `shopt -s expand_aliases`, zsh
+    always: both count).
     `hashed`: name -> program path (`hash -p /bin/rm del`). `functions`: name -> its
     body's scanner. `git_aliases`: git alias name -> its value (`git config alias.x ..`,
     earlier on the same line). `expanding`: the names being expanded now (bash never
@@ -57,7 +58,7 @@ class BashShell:
         self.posix = posix
         """A POSIX shell (sh, dash): `time` is no keyword there, but /usr/bin/time."""
         self.dirs: list[Cwds] = []
-        self.aliases: dict[str, str] = {}
+        self.aliases: dict[str, list[str]] = {}
         self.hashed: dict[str, str] = {}
         self.functions: dict[str, FunctionBody] = {}
         self.git_aliases: dict[str, str] = {}
@@ -75,12 +76,11 @@ class BashShell:
                 if word.dynamic:
                     self.problems.append(f"alias with a dynamic value {word.raw}")
                 else:
-                    self.aliases[key] = value
-        elif name == "unalias":
-            for word in args:
-                if word.value == "-a":
-                    self.aliases.clear()
-                self.aliases.pop(word.value, None)
+                    texts = self.aliases.setdefault(key, [])
+                    if value not in texts:
+                        texts.append(value)
+        # (`unalias` drops nothing: bash expands aliases as it reads a line or a compound
+        # command, before running it, so one defined earlier may still be expanded after)
         elif name == "hash":
             values = [w.value for w in args]
             if "-p" in values:
@@ -100,8 +100,10 @@ class BashShell:
             for word in args:
                 self.functions.pop(word.value, None)
 
-    def alias_of(self, head: Word) -> str | None:
-        """The replacement text of an alias named by `head` (an unquoted literal word)."""
+    def alias_of(self, head: Word) -> list[str] | None:
+        """Every replacement text an alias named by `head` (an unquoted literal word) was
+        given so far: which one bash expands depends on when it read the line (a compound
+        command is read whole, before the definitions in it run), so each counts."""
         if head.dynamic or head.raw != head.value or head.value in self.expanding:
             return None
         return self.aliases.get(head.value)

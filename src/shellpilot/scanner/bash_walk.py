@@ -29,14 +29,12 @@ from shellpilot.scanner.bash_shell import BashShell, with_arguments
 from shellpilot.scanner.bash_simple import declaration, printed_by, simple
 from shellpilot.scanner.bash_source import BashSource
 from shellpilot.scanner.bash_words import WordReader, expand_braces
-from shellpilot.scanner.context import Cwds, ScanContext
+from shellpilot.scanner.context import Cwds, ScanContext, union_cwds
 from shellpilot.scanner.scan_result import MAX_DEPTH, MAX_NESTING
 from shellpilot.scanner.words import Word
 
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-_MAX_CWDS = 8
 
 
 _BRACES = re.compile(r"\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
@@ -50,15 +48,6 @@ the hash table, a file read by every new bash, the xtrace prompt, where `cd` and
 and prompt expansion `${x@P}` (it runs command substitutions) or a nameref, which may
 make any of them: what runs then is not what the text shows."""
 _RUNS_INPUT = frozenset({"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "source", "eval", "busybox"})
-
-
-def _union(a: Cwds, b: Cwds) -> Cwds:
-    if a is None or b is None:
-        return None
-    if a == b:
-        return a
-    merged = tuple(dict.fromkeys(a + b))
-    return merged if len(merged) <= _MAX_CWDS else None
 
 
 def scan_bash(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
@@ -251,7 +240,7 @@ class BashWalker:
             return self.function(node, cwds)
         if kind in BRANCHY:
             self.builder.seen = True
-            return _union(cwds, self.sequence(node.children, cwds))
+            return union_cwds(cwds, self.sequence(node.children, cwds))
         if kind == "negated_command":
             return self.sequence(node.children, cwds)
         if kind in ("declaration_command", "unset_command"):
@@ -298,7 +287,7 @@ class BashWalker:
             for child in current.children[1:]:
                 if child.is_named:
                     right = self.stmt(child, left)
-            out = _union(out, right)
+            out = union_cwds(out, right)
         return out
 
     def pipeline(self, node: Node, cwds: Cwds) -> Cwds:
@@ -314,7 +303,7 @@ class BashWalker:
                     if before is not None:
                         # only a stage that may run its input needs what the one before prints
                         self.piped = printed_by(self, before) if self.runs_input(child) else None
-                    out = _union(out, self.stmt(child, cwds))
+                    out = union_cwds(out, self.stmt(child, cwds))
                     before = child
         finally:
             self.piped = saved
@@ -468,6 +457,6 @@ class BashWalker:
 
         if names:
             self.shell.functions[self.source.of(names[0])] = run
-        return _union(cwds, run(cwds, None))
+        return union_cwds(cwds, run(cwds, None))
 
     # simple commands -------------------------------------------------------------------------

@@ -16,6 +16,21 @@ from shellpilot.scanner.scan_result import MAX_DEPTH, ScanBuilder
 Cwds = tuple[str, ...] | None
 """The possible working directories at a point of a script; `None` when unknowable."""
 
+MAX_CWDS = 8
+"""Most possible working directories tracked at once; more make them unknowable."""
+
+
+def union_cwds(a: Cwds, b: Cwds) -> Cwds:
+    """The cwds either of two ways may leave (`None` if either is unknowable, or if they
+    add up to over `MAX_CWDS`)."""
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a
+    merged = tuple(dict.fromkeys(a + b))
+    return merged if len(merged) <= MAX_CWDS else None
+
+
 Grammar = Literal["bash", "sh", "powershell", "cmd"]
 """`sh` is the bash grammar read as a POSIX shell (dash) reads it: no `$'..'`, no braces."""
 

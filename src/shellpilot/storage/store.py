@@ -260,10 +260,11 @@ class SessionStore(Reads):
         """Insert or replace ``message``; bumps its session's updated time. ``SessionNotFound`` if absent."""
         with self._tx("save a message", len(body := message.model_dump_json())) as db:
             cur = db.execute(
-                # Strictly after every other session's activity, so --continue picks the right one
-                # even within one millisecond.
-                "UPDATE session SET updated_ms=max(?, (SELECT coalesce(max(updated_ms), 0) + 1 "
-                "FROM session)) WHERE id=?",
+                # Strictly after every other session of its project, so --continue (the latest
+                # of the project) picks the right one even within one millisecond. One seek in
+                # session_by_project: the max over every session was a scan per message.
+                "UPDATE session SET updated_ms=max(?, (SELECT coalesce(max(o.updated_ms), 0) + 1 "
+                "FROM session o WHERE o.project_dir=session.project_dir)) WHERE id=?",
                 (now_ms(), message.session_id),
             )
             if cur.rowcount == 0:

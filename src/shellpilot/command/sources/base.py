@@ -1,6 +1,6 @@
 """Shared pieces of the command sources: the result type, file walking, field coercion.
 
-Owns: ``Loaded``, ``walk_files`` (symlinks out of the folder skipped), ``read_text``
+Owns: ``Loaded``, ``read_each``, ``walk_files`` (symlinks out of the folder skipped), ``read_text``
 (binary files skipped) and the typed readers of frontmatter values.
 Must not touch: any one format's rules (markdown.py, gemini.py, codex.py, claude.py).
 """
@@ -8,10 +8,11 @@ Must not touch: any one format's rules (markdown.py, gemini.py, codex.py, claude
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.model import Command
@@ -32,7 +33,25 @@ class Loaded:
 
 FileParser = Callable[..., Loaded]
 """``parse(name, path, *format_arguments) -> Loaded``: one command file read into commands and
-warnings. Each directory loader takes one (``parse=``), so a cache can wrap it (command/cache.py)."""
+warnings (``path`` a ``Path``)."""
+
+
+class FileReader(Protocol):
+    """``read(parse, files, *format_arguments) -> Loaded``: every ``(name, path)`` of ``files``
+    read by ``parse``, results joined in order. Each directory loader takes one (``read=``), so
+    a cache can answer for files it has seen (command/cache.py); ``read_each`` parses them all."""
+
+    def __call__(
+        self, parse: FileParser, files: Sequence[tuple[str, str]], /, *args: Any, **kwargs: Any
+    ) -> Loaded: ...
+
+
+def read_each(parse: FileParser, files: Sequence[tuple[str, str]], /, *args: Any, **kwargs: Any) -> Loaded:
+    """Every file parsed, no cache (the plain ``FileReader``)."""
+    loaded = Loaded()
+    for name, path in files:
+        loaded.extend(parse(name, Path(path), *args, **kwargs))
+    return loaded
 
 
 def escapes(path: Path, root: Path) -> LoadWarning | None:
@@ -54,34 +73,48 @@ def escapes(path: Path, root: Path) -> LoadWarning | None:
 
 def walk_files(
     root: Path, suffix: str, warnings: list[LoadWarning] | None = None, *, nested: bool = True
-) -> list[tuple[str, Path]]:
+) -> list[tuple[str, str]]:
     """``(name, path)`` for every file under ``root`` ending in ``suffix``, sorted by name.
 
-    ``name`` is the relative path without the suffix, ``/``-separated (``git/commit``).
-    A missing ``root`` yields nothing; ``nested=False`` reads only its top level. A file
-    that resolves outside ``root`` through a symlink is skipped with a warning appended
-    to ``warnings`` (see ``escapes``); symlinked sub-folders are not followed.
+    ``name`` is the relative path without the suffix, ``/``-separated (``git/commit``);
+    ``path`` is the file's path as text (no ``Path`` per file: a listing of thousands of
+    unchanged files never needs one). A missing or unreadable ``root`` or sub-folder yields
+    nothing; ``nested=False`` reads only its top level. A file that resolves outside
+    ``root`` through a symlink is skipped with a warning appended to ``warnings`` (see
+    ``escapes``); symlinked sub-folders are not followed. Only symlinks cost a ``stat``:
+    the kind of every other entry comes with the directory listing.
     """
-    found: list[tuple[str, Path]] = []
-    base = str(root)
-    for current, dirs, files in os.walk(base):
-        dirs.sort()
-        if not nested:
-            dirs.clear()
-        rel = os.path.relpath(current, base)
-        prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
-        folder = Path(current)  # joined per file below: half the cost of Path(current, file)
-        for file in files:
-            if file.endswith(suffix) and len(file) > len(suffix):
-                path = folder / file
-                if path.is_symlink():
-                    problem = escapes(path, root)
-                    if problem is not None:
-                        if warnings is not None:
-                            warnings.append(problem)
-                        continue
-                found.append((prefix + file[: -len(suffix)], path))
-    found.sort(key=lambda item: item[0])
+    found: list[tuple[str, str]] = []
+    cut = len(suffix)
+
+    def visit(folder: str, prefix: str) -> None:
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            return
+        for entry in entries:
+            file = entry.name
+            try:
+                is_dir = entry.is_dir()  # follows a symlink, as os.walk does
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if nested and not entry.is_symlink():
+                    visit(entry.path, prefix + file + "/")
+                continue
+            if not file.endswith(suffix) or len(file) <= cut:
+                continue
+            if entry.is_symlink():
+                problem = escapes(Path(entry.path), root)
+                if problem is not None:
+                    if warnings is not None:
+                        warnings.append(problem)
+                    continue
+            found.append((prefix + file[:-cut], entry.path))
+
+    visit(str(root), "")
+    found.sort(key=itemgetter(0))
     return found
 
 

@@ -14,7 +14,7 @@ from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.frontmatter import FrontmatterError, parse_markdown
 from shellpilot.command.hints import hints
 from shellpilot.command.model import Command
-from shellpilot.command.sources.base import FileParser, Loaded, read_text, text_field, walk_files
+from shellpilot.command.sources.base import FileReader, Loaded, read_each, read_text, text_field, walk_files
 from shellpilot.command.sources.claude import argument_hint
 
 
@@ -57,11 +57,11 @@ def load_codex_file(name: str, path: Path) -> Loaded:
     return loaded
 
 
-def load_codex_dir(root: Path, *, parse: FileParser = load_codex_file) -> Loaded:
+def load_codex_dir(root: Path, *, read: FileReader = read_each) -> Loaded:
     """Every top-level ``*.md`` of ``root`` (Codex ignores sub-folders), sorted by name;
-    symlinks out of ``root`` are skipped with a warning; each file read by ``parse``
-    (``load_codex_file`` or a cache around it)."""
-    loaded = Loaded()
-    for name, path in walk_files(root, ".md", loaded.warnings, nested=False):
-        loaded.extend(parse(name, path))
-    return loaded
+    symlinks out of ``root`` are skipped with a warning; the files are read with
+    ``load_codex_file`` by ``read`` (``read_each``, or a cache)."""
+    skipped: list[LoadWarning] = []
+    files = walk_files(root, ".md", skipped, nested=False)
+    loaded = read(load_codex_file, files)
+    return Loaded(loaded.commands, skipped + loaded.warnings)

@@ -17,7 +17,7 @@ from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.hints import hints
 from shellpilot.command.layout import unbalanced_brace_block
 from shellpilot.command.model import Command
-from shellpilot.command.sources.base import FileParser, Loaded, read_text, text_field, walk_files
+from shellpilot.command.sources.base import FileReader, Loaded, read_each, read_text, text_field, walk_files
 
 _AT_LINE = re.compile(r"at line (\d+)")
 _ASSIGN = re.compile(r"^[A-Za-z_][\w-]*\s*=")
@@ -99,11 +99,11 @@ def load_gemini_file(name: str, path: Path, *, trusted: bool = True) -> Loaded:
     return loaded
 
 
-def load_gemini_dir(root: Path, *, trusted: bool = True, parse: FileParser = load_gemini_file) -> Loaded:
+def load_gemini_dir(root: Path, *, trusted: bool = True, read: FileReader = read_each) -> Loaded:
     """Every ``**/*.toml`` under ``root`` (see ``gemini_name``); symlinks out of ``root``
-    are skipped with a warning; each file read by ``parse`` (``load_gemini_file`` or a
-    cache around it)."""
-    loaded = Loaded()
-    for name, path in walk_files(root, ".toml", loaded.warnings):
-        loaded.extend(parse(name, path, trusted=trusted))
-    return loaded
+    are skipped with a warning; the files are read with ``load_gemini_file`` by ``read``
+    (``read_each``, or a cache)."""
+    skipped: list[LoadWarning] = []
+    files = walk_files(root, ".toml", skipped)
+    loaded = read(load_gemini_file, files, trusted=trusted)
+    return Loaded(loaded.commands, skipped + loaded.warnings)

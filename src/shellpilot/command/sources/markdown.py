@@ -15,7 +15,15 @@ from shellpilot.command.diagnostics import LoadWarning
 from shellpilot.command.frontmatter import FrontmatterError, parse_markdown
 from shellpilot.command.hints import hints
 from shellpilot.command.model import Command
-from shellpilot.command.sources.base import FileParser, Loaded, bool_field, read_text, text_field, walk_files
+from shellpilot.command.sources.base import (
+    FileReader,
+    Loaded,
+    bool_field,
+    read_each,
+    read_text,
+    text_field,
+    walk_files,
+)
 from shellpilot.command.sources.claude import claude_fields, first_line
 
 MarkdownFlavour = Literal["shellpilot", "opencode", "claude"]
@@ -79,12 +87,13 @@ def load_markdown_dir(
     flavour: MarkdownFlavour = "shellpilot",
     *,
     trusted: bool = True,
-    parse: FileParser = load_markdown_file,
+    read: FileReader = read_each,
 ) -> Loaded:
     """Every ``**/*.md`` under ``root`` (name = relative path without ``.md``), sorted;
-    files that are symlinks out of ``root`` are skipped with a warning; each file read by
-    ``parse`` (``load_markdown_file`` or a cache around it)."""
-    loaded = Loaded()
-    for name, path in walk_files(root, ".md", loaded.warnings):
-        loaded.extend(parse(name, path, flavour, trusted=trusted))
-    return loaded
+    files that are symlinks out of ``root`` are skipped with a warning; the files are read
+    with ``load_markdown_file`` by ``read`` (``read_each``, or a cache that parses only
+    what changed)."""
+    skipped: list[LoadWarning] = []
+    files = walk_files(root, ".md", skipped)
+    loaded = read(load_markdown_file, files, flavour, trusted=trusted)
+    return Loaded(loaded.commands, skipped + loaded.warnings)
