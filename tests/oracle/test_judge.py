@@ -232,3 +232,24 @@ def test_the_prompt_mirror_agrees_with_the_real_tool(oracle: Oracle, tmp_path: P
 
     for command in commands:
         assert asyncio.run(asked(command)) == gate.asks(gate.plan(command)), command
+
+
+def test_passing_through_a_directory_on_the_way_is_not_touching_it(oracle: Oracle) -> None:
+    # `cd -P lnk` (lnk -> /outside/dir) makes bash stat /outside while it makes the cwd
+    # canonical: a scan naming /outside/dir has said enough; one naming nothing has not
+    outside = str(oracle.fixture.places["outside"])
+    command = "cd -P lnk && pushd /tmp >/dev/null && popd >/dev/null"
+    named = _scan(oracle, ["pushd", "/tmp"], ["popd"], dirs=(f"{outside}/dir", "/tmp"))
+    assert _judge(oracle, command, named).findings == ()
+    nothing = _kinds(_judge(oracle, command, _scan(oracle, ["pushd", "/tmp"], ["popd"], dirs=("/tmp",))))
+    assert nothing and all(kind == "dir" and detail.startswith("/outside") for kind, detail in nothing)
+
+
+def test_a_cd_names_where_the_shell_is_not_the_files_a_program_writes_there(oracle: Oracle) -> None:
+    # an interpreter's writes count only when the command line names them; `cd mod` names
+    # the directory the shell goes to, not what python then writes in it
+    code = "cd mod && python3 -c \"open('made.txt','w').write('x')\""
+    assert _judge(oracle, code, _scan(oracle, ["python3", "-c"])).findings == ()
+    named = "cd mod && python3 -c \"open('made.txt','w').write('x')\" made.txt"
+    found = _judge(oracle, named, _scan(oracle, ["python3", "-c"]))
+    assert _kinds(found) == [("write", "<proj>/mod/made.txt")]
