@@ -68,6 +68,9 @@ ROWS = [
     ("declare -n r=BASH_CMDS; r[zz]={bin}/rm; zz victim", ""),
     ("PS4='$(rm victim)'; set -x; true", ""),
     ("x='$(rm victim)'; echo \"${x@P}\"", ""),
+    # a function comes before the hash table; one that calls itself is not followed
+    ("zz() { rm victim; }; hash -p /bin/true zz; zz", "rm victim"),
+    ("zz() { [ -e stop ] && return; touch stop; cd /; zz; }; cd {bin}/..; zz; rm victim", ""),
     # a name made by brace expansion, before or behind a wrapper
     ("{rm,} victim", ""),
     ("2>/dev/null {timeout,}\t\\5 rm victim", ""),

@@ -333,13 +333,28 @@ class CommandJudge:
         dynamic_words: bool,
     ) -> tuple[bool, Cwds]:
         """A name that stands for something else in this shell (aliases aside, see
-        `alias`): a `hash -p` name (the program it names) or a defined function (its
-        body, scanned from these cwds with these arguments). Records the command as
+        `alias`): a defined function (its body, scanned from these cwds with these
+        arguments; unknown when it calls itself) or else a `hash -p` name (the program
+        it names). Records the command as
         written, then returns (True, the cwds after what it stands for); (False, cwds)
         when the name stands for itself."""
         shell = self.shell
         head = words[0]
         name = head.value
+        # bash looks a name up as a function before its hash table (`hash -p /bin/true f`
+        # does not stop `f() { rm x; }` from running)
+        body = shell.functions.get(name)
+        if body is not None:
+            self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
+            if "function " + name in shell.expanding:
+                # it calls itself, each time from where the last left off: not followed
+                self.builder.unknown(f"function {name} calls itself")
+                return True, cwds
+            shell.expanding.add("function " + name)
+            try:
+                return True, body(cwds, words[1:])
+            finally:
+                shell.expanding.discard("function " + name)
         # (each kind of name has its own guard: `alias zz=zz` then `hash -p /bin/rm zz`
         # runs rm through both)
         program = shell.hashed.get(name)
@@ -351,14 +366,6 @@ class CommandJudge:
                 return True, self.judge([hashed, *words[1:]], cwds, prefix=prefix, redirects=redirects)
             finally:
                 shell.expanding.discard("hash " + name)
-        body = shell.functions.get(name)
-        if body is not None and "function " + name not in shell.expanding:
-            self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
-            shell.expanding.add("function " + name)
-            try:
-                return True, body(cwds, words[1:])
-            finally:
-                shell.expanding.discard("function " + name)
         return False, cwds
 
     def alias(self, text: str, words: list[Word], cwds: Cwds, prefix: list[Word] | None) -> Cwds:
