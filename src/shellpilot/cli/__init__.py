@@ -1,7 +1,7 @@
 """shellpilot.cli: the command line, and its console-script entry.
 
 Owns: ``main``, which answers ``shellpilot --version`` before anything else is imported,
-runs ``shellpilot shell ...`` and ``run ...`` through click alone when it can
+runs ``shellpilot shell ...``, ``run ...`` and ``command list`` through click alone when it can
 (cli/fast_path.py), and otherwise runs the typer app (cli/app.py).
 Must not touch: what sub-commands do.
 """
@@ -13,7 +13,7 @@ import sys
 
 def main() -> None:
     """Console-script entry. ``--version`` alone is answered from the package's version
-    string without building the CLI; ``shell`` and ``run`` words that click parses cleanly
+    string without building the CLI; ``shell``, ``run`` and ``command list`` words that click parses cleanly
     run without typer; everything else goes to ``cli.app.main``."""
     args = sys.argv[1:]
     if args == ["--version"]:
@@ -21,10 +21,11 @@ def main() -> None:
 
         sys.stdout.write(f"shellpilot {__version__}\n")
         return
-    if args[:1] in (["shell"], ["run"]) and not _completing():
+    if args[:1] in (["shell"], ["run"], ["command"]) and not _completing():
         from shellpilot.cli.fast_path import run_fast
 
-        code = run_fast(args[0], args[1:])
+        name, rest = (" ".join(args[:2]), args[2:]) if args[0] == "command" else (args[0], args[1:])
+        code = run_fast(name, rest)
         if code is not None:
             sys.exit(code)
     from shellpilot.cli.app import main as run_app

@@ -6,15 +6,13 @@ rules (command/), permission decisions (permission/); heavy imports stay in func
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from shellpilot.cli.command_listing import as_dict, print_listing, registry_for
 from shellpilot.cli.options import PASS_THROUGH, DirOption, PassThroughCommand, TrustOption
 
 if TYPE_CHECKING:
@@ -28,49 +26,11 @@ if TYPE_CHECKING:
     from shellpilot.tool.gate import ShellPlan
 
 
-def _registry(directory: Path | None, trust: bool = False) -> tuple[CommandRegistry, LoadedConfig]:
-    from shellpilot.cli.project import project_dir_of, untrusted_warning
-    from shellpilot.cli.render import print_warning
-    from shellpilot.command.cache import ParseCache
-    from shellpilot.command.registry import CommandRegistry
-    from shellpilot.config import load_config
-    from shellpilot.paths import data_dir
-
-    project = project_dir_of(directory)
-    loaded = load_config(project, trust=trust)
-    warning = untrusted_warning(loaded)
-    if warning is not None:
-        print_warning(warning)
-    cache = ParseCache.for_project(data_dir(), project)  # unchanged files are not parsed again
-    return CommandRegistry(project, loaded, cache=cache), loaded
-
-
 def _warn_all(registry: CommandRegistry) -> None:
     from shellpilot.cli.render import print_warning
 
     for warning in registry.warnings:
         print_warning(str(warning))
-
-
-def _as_dict(command: Command) -> dict[str, Any]:
-    return {
-        "name": command.name,
-        "display_name": command.display_name,
-        "source": command.source,
-        "origin": command.origin,
-        "syntax": command.syntax,
-        "description": command.description,
-        "hints": command.hints,
-        "agent": command.agent,
-        "model": command.model,
-        "subtask": command.subtask,
-        "argument_hint": command.argument_hint,
-        "aliases": command.aliases,
-        "arguments": [dataclasses.asdict(a) for a in command.arguments],
-        "named_arguments": command.named_arguments,
-        "allowed_tools": command.allowed_tools,
-        "disallowed_tools": command.disallowed_tools,
-    }
 
 
 def _model_note(command: Command, loaded: LoadedConfig) -> str:
@@ -118,48 +78,7 @@ def list_commands(
     trust: TrustOption = False,
 ) -> None:
     """List every slash command: name, source, origin, description, placeholders."""
-    from shellpilot.cli.render import print_warning
-    from shellpilot.command.cache import gc_paused
-
-    with gc_paused():  # thousands of commands, no cycle among them: see gc_paused
-        commands, warnings = _listing(directory, trust)
-        if as_json:
-            text = json.dumps({"commands": [_as_dict(c) for c in commands], "warnings": warnings}, indent=2)
-        else:
-            text = _listing_text(commands)
-    if text:
-        typer.echo(text)  # one write: thousands of commands print at once
-    if not as_json:
-        for warning in warnings:
-            print_warning(warning)
-
-
-def _listing(directory: Path | None, trust: bool) -> tuple[list[Command], list[str]]:
-    """Every reachable command and the load warnings (MCP servers start only when configured)."""
-    registry, _ = _registry(directory, trust)
-    if not registry.has_servers:  # no event loop to start (nor asyncio to import) for files alone
-        return registry.list_files(), [str(w) for w in registry.warnings]
-
-    async def load() -> tuple[list[Command], list[str]]:
-        async with registry:
-            return await registry.list(), [str(w) for w in registry.warnings]
-
-    import asyncio
-
-    return asyncio.run(load())
-
-
-def _listing_text(commands: Sequence[Command]) -> str:
-    """Two lines a command: ``/name source description  [hints]``, then its origin, indented."""
-    width = max((len(c.name) for c in commands), default=0) + 1
-    indent = " " * (width + 2)
-    lines: list[str] = []
-    for command in commands:
-        hint = " ".join(command.hints) or (command.argument_hint or "")
-        line = f"/{command.name.ljust(width)} {command.source.ljust(7)} {command.description or ''}".rstrip()
-        lines.append(f"{line}  [{hint}]" if hint else line)
-        lines.append(indent + command.origin)
-    return "\n".join(lines)
+    print_listing(as_json=as_json, directory=directory, trust=trust)
 
 
 def show_command(
@@ -170,7 +89,7 @@ def show_command(
     """Show a command's metadata, the rules its template is expanded with, and the raw template."""
 
     async def load() -> tuple[Command, LoadedConfig]:
-        registry, loaded = _registry(directory, trust)
+        registry, loaded = registry_for(directory, trust)
         async with registry:
             return await registry.get(name), loaded
 
@@ -179,7 +98,7 @@ def show_command(
     from shellpilot.command.syntax import describe
 
     command, loaded = asyncio.run(load())
-    fields = _as_dict(command)
+    fields = as_dict(command)
     for key in ("name", "display_name", "source", "origin", "description", "agent"):
         if fields[key] is not None:
             typer.echo(f"{key}: {fields[key]}")
@@ -316,7 +235,7 @@ def render_command(
     from shellpilot.permission import PermissionService, Rule, grants_path, merge
 
     async def main() -> bool:
-        registry, loaded = _registry(directory, trust)
+        registry, loaded = registry_for(directory, trust)
         async with registry:
             command = await registry.get(name)
             agents = AgentRegistry(loaded.config)

@@ -1,5 +1,6 @@
-"""``shellpilot shell ...`` and ``shellpilot run ...`` parsed by click alone, so the calls people
-make most never import typer (whose import costs more than the rest of a shell call's start-up).
+"""``shellpilot shell ...``, ``shellpilot run ...`` and ``shellpilot command list`` parsed by click
+alone, so the calls people make most never import typer (whose import costs more than the rest
+of a shell call's start-up).
 
 Owns: click declarations of those two sub-commands' parameters and running one when click parses
 the words cleanly. Everything else (``--help``, a usage error, a value this parse is stricter
@@ -71,6 +72,21 @@ def run_command() -> click.Command:
     )
 
 
+def command_list_command() -> click.Command:
+    """``command list``'s parameters for click, as command_cmd.py declares them."""
+    import click
+
+    return click.Command(
+        "list",
+        params=[
+            click.Option(["--json", "as_json"], is_flag=True),
+            click.Option(["--dir", "-d", "directory"]),
+            click.Option(["--trust", "trust"], is_flag=True),
+        ],
+        add_help_option=False,
+    )
+
+
 def _as_typer_gives(params: dict[str, Any]) -> dict[str, Any] | None:
     """Values converted as typer converts them (paths to ``Path``, ``--timeout`` to int); None
     when a value is one only typer should judge."""
@@ -88,8 +104,9 @@ def _as_typer_gives(params: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def parsed(name: str, args: Sequence[str]) -> dict[str, Any] | None:
-    """The parameters of ``shellpilot NAME ARGS`` (``shell`` or ``run``), named and converted as
-    typer gives them; None when click refuses the words or typer should judge them."""
+    """The parameters of ``shellpilot NAME ARGS`` (``shell``, ``run``, ``command list``), named
+    and converted as typer gives them; None when click refuses the words or typer should
+    judge them."""
     import click
 
     if "--help" in args:
@@ -123,8 +140,23 @@ def _run(params: dict[str, Any]) -> int:
     return run_words(**params)
 
 
-_COMMANDS: dict[str, Callable[[], click.Command]] = {"shell": shell_command, "run": run_command}
-_WORK: dict[str, Callable[[dict[str, Any]], int]] = {"shell": _shell, "run": _run}
+def _command_list(params: dict[str, Any]) -> int:
+    from shellpilot.cli.command_listing import print_listing
+
+    print_listing(**params)
+    return 0
+
+
+_COMMANDS: dict[str, Callable[[], click.Command]] = {
+    "shell": shell_command,
+    "run": run_command,
+    "command list": command_list_command,
+}
+_WORK: dict[str, Callable[[dict[str, Any]], int]] = {
+    "shell": _shell,
+    "run": _run,
+    "command list": _command_list,
+}
 
 
 def run_fast(name: str, args: Sequence[str]) -> int | None:
@@ -165,4 +197,4 @@ def run_fast(name: str, args: Sequence[str]) -> int | None:
         return 1
 
 
-__all__ = ["parsed", "run_command", "run_fast", "shell_command"]
+__all__ = ["command_list_command", "parsed", "run_command", "run_fast", "shell_command"]
