@@ -147,3 +147,31 @@ def test_cd_into_a_symlink_then_relative_paths_land_outside(places: tuple[Path, 
     assert str(outside) in result.dirs
     [cat] = [c for c in result.commands if c.argv[0] == "cat"]
     assert cat.cwds == (str(project / "lnk"),)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rev {O}/secret",
+        "fold -w 10 {O}/secret",
+        "column -t {O}/secret",
+        "cksum {O}/secret",
+        "shuf -n 1 {O}/secret",
+        "zcat {O}/secret",
+        "namei {O}/secret",
+        "dd if={O}/secret of=copy",
+        "rev docs/secret",  # through the link docs -> outside
+        "some-unknown-reader {O}/secret",  # a program the scanner does not know
+        "./tools/reader --input={O}/secret",
+    ],
+)
+def test_readers_of_outside_files_name_their_directory(places: tuple[Path, Path], command: str) -> None:
+    project, outside = places
+    found = scan(command.replace("{O}", str(outside)), cwd=project, project_dir=project)
+    assert str(outside) in found.dirs, found.dirs
+
+
+def test_an_unknown_program_s_words_that_are_no_places_stay_out_of_dirs(places: tuple[Path, Path]) -> None:
+    project, _ = places
+    for command in ("mytool /", "mytool https://example.com/x", "ssh host cat /etc/passwd", "mytool a/b"):
+        assert scan(command, cwd=project, project_dir=project).dirs == (), command

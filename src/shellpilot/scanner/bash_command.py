@@ -53,6 +53,10 @@ def _roles() -> dict[str, int]:
 
 
 _ROLES = _roles()
+_REMOTE = frozenset(
+    ["ssh", "mosh", "kubectl", "oc", "nerdctl", "lxc", "vagrant", "adb", "gcloud", "aws", "az"]
+)
+"""Programs whose path words name places on another machine or in a container."""
 _DEFINERS = frozenset({"alias", "unalias", "hash", "unset"})
 _BUILTIN_WRAPPERS = frozenset({"builtin", "command"})
 _HASH_WRAPPERS = frozenset({"command", "exec"})
@@ -310,6 +314,8 @@ class CommandJudge:
         if hidden is not None:
             builder.unknown(hidden)
         if not role:
+            if len(real) > 1 and not head.dynamic and not known(name) and name not in _REMOTE:
+                self.loose_paths(name, real[1:], run_cwds)
             return cwds
         args = real[1:]
         if name in _PYTHONS and len(args) > 1 and args[0].value == "-m" and args[1].value in SHAPES:
@@ -449,6 +455,19 @@ class CommandJudge:
             bash_nesting.su(name, args, run_cwds, ctx, self.depth)
         return cwds
 
+    def loose_paths(self, name: str, args: list[Word], cwds: Cwds) -> None:
+        """A program the scanner knows nothing of (`./tools/x`, a binary of some package):
+        its words that name a place outside by themselves (`/etc/x`, `~/.ssh/k`, a
+        `--opt=/x` or `key=/x` value) are taken as paths it reads, so their directories
+        are asked for and external-directory rules see them. `/` alone and URLs are not."""
+        for word in args:
+            value = word.value
+            start = value.find("=") + 1 if "=" in value and value[:1] not in "/~" else 0
+            text = value[start:]
+            if text[:1] not in ("/", "~") or not text.strip("/") or "://" in text:
+                continue
+            self.resolver.check(word.suffix(start) if start else word, cwds, name)
+
     def files(self, name: str, args: list[Word], cwds: Cwds, writes: bool, from_input: bool) -> None:
         """Check the files a command names (its shape's path words: operands, `-o FILE`,
         `-C DIR`...) and report those it writes (see scan_writes.written).
@@ -460,6 +479,10 @@ class CommandJudge:
         if name == "find":
             paths = find_paths(args)
             targets = find_writes(args)
+            operands = True
+        elif name == "dd":  # `if=FILE` read, `of=FILE` written: key=value operands
+            paths = [w.suffix(3) for w in args if w.value[:3] in ("if=", "of=")]
+            targets = written(read(SHAPES[name], args)) if writes else []
             operands = True
         else:
             shape = SHAPES[name]
