@@ -175,3 +175,27 @@ def test_an_unknown_program_s_words_that_are_no_places_stay_out_of_dirs(places: 
     project, _ = places
     for command in ("mytool /", "mytool https://example.com/x", "ssh host cat /etc/passwd", "mytool a/b"):
         assert scan(command, cwd=project, project_dir=project).dirs == (), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo {O}/*",
+        "printf '%s\\n' {O}/*",
+        "echo */",  # bash stats what `*/` matches: docs -> outside
+        "echo */x",
+        "some-tool -d */",
+        "for f in {O}/*; do :; done",
+        "for d in */; do :; done",
+        "x=({O}/*); echo ${{#x[@]}}",
+    ],
+)
+def test_a_glob_the_shell_lists_names_where_its_matches_are(places: tuple[Path, Path], command: str) -> None:
+    project, outside = places
+    found = scan(
+        command.replace("{O}", str(outside)).replace("{{", "{").replace("}}", "}"),
+        cwd=project,
+        project_dir=project,
+    )
+    assert str(outside) in found.dirs, found.dirs
+    assert scan("echo src/*", cwd=project, project_dir=project).dirs == ()

@@ -313,6 +313,17 @@ class CommandJudge:
         hidden = runs_from_arguments(name, real[1:])
         if hidden is not None:
             builder.unknown(hidden)
+        if not role & _PATHS and len(real) > 1:
+            # the shell itself lists what a glob matches, whatever the command (`echo
+            # /outside/*`, `echo */` through a link that leads out)
+            for word in real[1:]:
+                value = word.value
+                if (
+                    not word.dynamic
+                    and ("*" in value or "?" in value or "[" in value)
+                    and unquoted_glob(word)
+                ):
+                    resolver.check(word, run_cwds, name)
         if not role:
             if len(real) > 1 and not head.dynamic and not known(name) and name not in _REMOTE:
                 self.loose_paths(name, real[1:], run_cwds)

@@ -31,7 +31,7 @@ from shellpilot.scanner.bash_source import BashSource
 from shellpilot.scanner.bash_words import WordReader, expand_braces
 from shellpilot.scanner.context import Cwds, ScanContext, union_cwds
 from shellpilot.scanner.scan_result import MAX_DEPTH, MAX_NESTING
-from shellpilot.scanner.words import Word
+from shellpilot.scanner.words import Word, unquoted_glob
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -240,6 +240,8 @@ class BashWalker:
             return self.function(node, cwds)
         if kind in BRANCHY:
             self.builder.seen = True
+            if kind == "for_statement":
+                self.globs(node.children, cwds)  # `for f in /outside/*`: the shell lists it
             return union_cwds(cwds, self.sequence(node.children, cwds))
         if kind == "negated_command":
             return self.sequence(node.children, cwds)
@@ -249,6 +251,9 @@ class BashWalker:
         if kind in ("variable_assignment", "variable_assignments", "test_command"):
             self.builder.seen = True
             self.nested(node, cwds)
+            for child in node.children:  # `x=(~/.ssh/*)`: an array's globs are listed
+                if self.kinds[child.kind_id] == "array":
+                    self.globs(child.children, cwds)
             return cwds
         if kind in SUBSTITUTIONS:
             self.substitution(node, cwds)
@@ -330,6 +335,16 @@ class BashWalker:
             self.sequence(node.children, cwds)
         finally:
             self.inherited, self.piped = inherited, piped
+
+    def globs(self, nodes: Sequence[Node], cwds: Cwds) -> None:
+        """Check the unquoted glob words among `nodes` (a for list, an array) as paths the
+        shell lists: a match outside, or through a link out, names its directory."""
+        for child in nodes:
+            if self.kinds[child.kind_id] not in ("word", "concatenation"):
+                continue
+            word = self.words.word(child, cwds)
+            if not word.dynamic and unquoted_glob(word):
+                self.ctx.resolver.check(word, cwds, "a glob")
 
     def nested(self, node: Node, cwds: Cwds) -> None:
         """Scan the command substitutions anywhere below `node` (not commands themselves)."""

@@ -310,7 +310,18 @@ class PathResolver:
                 continue
 
     def _expanded(self, full: str, what: str) -> None:
-        """Judge each match of glob `full` where it lands (at most 256, then unknown)."""
+        """Judge each match of glob `full` where it lands (at most 256, then unknown), and
+        each match of its part up to the last component with a glob character (`*/x`:
+        bash looks for `x` inside every directory `*` matches, links out included)."""
+
+        parts = full.split("/")
+        last = max((i for i, part in enumerate(parts) if _GLOB_CHARS.search(part)), default=len(parts) - 1)
+        patterns = [full] if last == len(parts) - 1 else ["/".join(parts[: last + 1]), full]
+        for pattern in patterns:
+            self._matched(pattern, what)
+
+    def _matched(self, full: str, what: str) -> None:
+        """Judge each match of glob `full` inside the project where it lands."""
         import glob
 
         try:
