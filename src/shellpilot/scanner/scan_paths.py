@@ -137,10 +137,8 @@ class PathResolver:
             head, sep, tail = text.partition("/")
             if head == "~":
                 text = self.home + sep + tail
-            elif head == "~+":
-                if cwd is None:
-                    return None
-                text = cwd + sep + tail
+            elif head == "~+":  # $PWD: relative, so each possible cwd counts
+                text = "." + sep + tail
             elif head == "~-" or head.lstrip("~+-").isdigit():
                 return None
             else:
