@@ -45,6 +45,9 @@ RUNS = [
     "zip -T -TT 'rm victim' a.zip notes.txt",
     "man -P 'rm victim' ls",
     "mapfile -C 'rm victim #' -c 1 < notes.txt",
+    "awk '{print > \"out.txt\"}' notes.txt",
+    'awk \'BEGIN{printf "x" >> "/tmp/o"}\'',
+    "ed -s notes.txt",
     "readarray -tC 'rm victim #' -c 1 lines < notes.txt",
 ]
 
@@ -61,6 +64,8 @@ PLAIN = [
     "sort -o sorted.txt notes.txt",
     "man ls",
     "mapfile -t lines < notes.txt",
+    "awk '$1 > 5' notes.txt",
+    "awk '{ if ($2 > 3) n++ } END { print n }' notes.txt",
 ]
 
 

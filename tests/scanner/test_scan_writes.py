@@ -126,3 +126,17 @@ def test_written_places_outside_are_dirs(proj: Path) -> None:
     for command in (f"sort -o {outside}/o in", f"sed -n 'w {outside}/o' f", f"iconv -o {outside}/o in"):
         result = scan(command, cwd=proj, project_dir=proj)
         assert list(result.dirs) == [str(outside)], command
+
+
+@pytest.mark.parametrize(
+    ("command", "written"),
+    [
+        ("script -q -c true log.txt", "log.txt"),
+        ("script -q -c true", "typescript"),
+        ("/usr/bin/time -o t.txt true", "t.txt"),
+        ("strace -o trace.txt true", "trace.txt"),
+        ("ltrace -otr.txt true", "tr.txt"),
+    ],
+)
+def test_files_a_wrapper_or_recorder_writes(proj: Path, command: str, written: str) -> None:
+    assert str(proj / written) in scan(command, cwd=proj, project_dir=proj).writes

@@ -19,8 +19,10 @@ from shellpilot.scanner.words import Word
 _AWK_VALUE_OPTIONS = frozenset({"-F", "-v", "--field-separator", "--assign"})
 _AWK_PROGRAM_OPTIONS = frozenset({"-e", "--source"})
 _AWK_FILE_OPTIONS = frozenset({"-f", "--file", "-E", "--exec", "-i", "--include", "-l", "--load"})
-_AWK_RUNS = re.compile(r"system|(?<!\|)\|(?!\|)")
-"""awk text that may start a process: `system(`, `print | "cmd"`, `"cmd" | getline`, `|&`."""
+_AWK_RUNS = re.compile(r"system|(?<!\|)\|(?!\|)|\bprintf?\b[^;{}\n]*>")
+"""awk text that may start a process or write a file: `system(`, `print | "cmd"`, `"cmd" |
+getline`, `|&`, and `print > "file"` / `printf ... >> f` (in a print statement an
+unparenthesised `>` is a redirect, not a comparison)."""
 
 
 def _awk(args: Sequence[Word]) -> str | None:
@@ -230,7 +232,13 @@ def _command_options(name: str) -> Callable[[Sequence[Word]], str | None]:
     return reader
 
 
+def _ed(args: Sequence[Word]) -> str | None:
+    return "ed runs the editing commands it reads (`w FILE`, `!cmd`), which the scan cannot see"
+
+
 _BY_NAME: dict[str, Callable[[Sequence[Word]], str | None]] = {
+    "ed": _ed,
+    "red": _ed,
     **{name: _command_options(name) for name in _COMMAND_OPTIONS},
     "awk": _awk,
     "gawk": _awk,

@@ -282,6 +282,12 @@ SHAPES: Mapping[str, Shape] = {
     "cmp": Shape(values="iIn"),
     "comm": _ALL,
     "paste": Shape(values="d"),
+    # `script [-c CMD] [FILE]`: it writes FILE (or ./typescript)
+    "script": Shape(
+        values="ImBTtoEc",
+        long_values=_s("--command --log-in --log-out --log-timing --log-io --echo"),
+        writes="script",
+    ),
     # more readers of their operands (coreutils, util-linux, e2fsprogs, compressors' cats)
     "rev": _ALL,
     "fold": Shape(values="w"),

@@ -217,6 +217,16 @@ def _git_clone(p: Parsed) -> list[Target]:
     return [_inside(_CWD)]
 
 
+def _script(p: Parsed) -> list[Target]:
+    """script's typescript: its FILE operand, else ./typescript; `-I/-O/-B/-T` log files."""
+    logs = [
+        Target(w)
+        for k, w in p.given
+        if k in ("I", "O", "B", "T", "--log-in", "--log-out", "--log-io", "--log-timing")
+    ]
+    return [*logs, Target(p.operands[0] if p.operands else Word.literal("typescript"))]
+
+
 def _mktemp(p: Parsed) -> list[Target]:
     """mktemp makes a file (or `-d` a directory) from its template's `X`s: in the template's
     directory, or with `-p DIR`/`--tmpdir`/`-t` (or no template) in $TMPDIR."""
@@ -373,6 +383,7 @@ RULES: dict[str, Rule] = {
     "git-clone": _git_clone,
     "directories": _directories,
     "mktemp": _mktemp,
+    "script": _script,
     "uv-venv": _uv_venv,
     "cwd": _cwd,
     "formatter": _formatter,

@@ -31,8 +31,9 @@ class Wrapper:
     mask), only while they match `positional` when given (chrt's priority is optional).
     `assignments`: `NAME=value` words are its own (env, sudo). `chdir`/`long_chdir`:
     options naming the command's working directory. `paths`/`long_paths`: options
-    naming a file it reads or writes; `path_positional`: its positional is a file it
-    creates (flock's lock file). `strings`/`long_strings`: options whose value is a
+    naming a file it reads; `outputs`/`long_outputs`: options naming a file it writes
+    (`time -o`, `strace -o`); `path_positional`: its positional is a file it creates
+    (flock's lock file). `strings`/`long_strings`: options whose value is a
     command string run through a shell (`flock -c`, `nix-shell --run`); then it runs
     no command of its own words. `no_exec`/`long_no_exec`: options meaning it runs no
     command (`command -v`, `taskset -p`). `refuse`/`long_refuse`: options that cannot be
@@ -53,6 +54,8 @@ class Wrapper:
     long_chdir: frozenset[str] = _NONE
     paths: str = ""
     long_paths: frozenset[str] = _NONE
+    outputs: str = ""
+    long_outputs: frozenset[str] = _NONE
     path_positional: bool = False
     strings: str = ""
     long_strings: frozenset[str] = _NONE
@@ -137,7 +140,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "timeout": _TIMEOUT,
     "gtimeout": _TIMEOUT,
     "stdbuf": Wrapper(short_values="ioe", long_values=_s("--input --output --error")),
-    "time": Wrapper(short_values="f", paths="o", long_paths=_s("--output"), long_values=_s("--format")),
+    "time": Wrapper(short_values="f", outputs="o", long_outputs=_s("--output"), long_values=_s("--format")),
     "command": Wrapper(no_exec="vV"),
     "builtin": _PLAIN,
     "exec": Wrapper(short_values="a"),
@@ -155,8 +158,8 @@ WRAPPERS: dict[str, Wrapper] = {
         short_values="nseflp",
         long_values=_s("--server-num --error-file --auth-file --xauth-protocol --server-args"),
     ),
-    "strace": Wrapper(short_values="eoOpPsSuEXabI", paths="o", no_exec="pc"),
-    "ltrace": Wrapper(short_values="eolnpsSuaAD", paths="o", no_exec="p"),
+    "strace": Wrapper(short_values="eOpPsSuEXabI", outputs="o", no_exec="pc"),
+    "ltrace": Wrapper(short_values="elnpsSuaAD", outputs="o", no_exec="p"),
     "valgrind": _PLAIN,
     "unshare": Wrapper(short_values="S", long_values=_s("--setuid --setgid --root --wd --propagation")),
     "nsenter": Wrapper(short_values="tSGrw", long_values=_s("--target --setuid --setgid --root --wd")),

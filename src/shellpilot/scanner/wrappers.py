@@ -24,8 +24,8 @@ class Unwrapped:
     nothing of its words, e.g. bare `env`, `command -v x`, `flock f -c CMD`).
     `wrappers`: the names peeled off, outer first (`uv run` for a two-word one).
     `chdir`: a directory the command runs in (`env -C d`, `sudo -D d`). `paths`: files
-    the wrappers themselves read (`xargs -a f`, `time -o f`); `creates`: files they
-    create (flock's lock file). `strings`: command strings a wrapper runs through a
+    the wrappers themselves read (`xargs -a f`); `creates`: files they create or write
+    (flock's lock file, `time -o f`, `strace -o f`). `strings`: command strings a wrapper runs through a
     shell (`flock f -c CMD`). `joined`: the real command's words are joined into one
     command string (watch, parallel); `end`: where the real command's words stop
     (parallel's `:::`), else the end. `from_input`: a wrapper adds arguments from its
@@ -156,6 +156,7 @@ def _options(name: str, spec: Wrapper, words: Sequence[Word], j: int, result: Un
                 key in spec.long_values
                 or key in spec.long_chdir
                 or key in spec.long_paths
+                or key in spec.long_outputs
                 or key in spec.long_strings
             )
             value: Word | None = None
@@ -164,7 +165,9 @@ def _options(name: str, spec: Wrapper, words: Sequence[Word], j: int, result: Un
             elif takes:
                 value = words[j + 1] if j + 1 < n else None
                 j += 1
-            if value is not None:
+            if value is not None and key in spec.long_outputs:
+                result.creates.append(value)
+            elif value is not None:
                 _keep(result, value, key in spec.long_chdir, key in spec.long_paths, key in spec.long_strings)
             j += 1
         elif v.startswith("-") and len(v) > 1 and not word.dynamic:
@@ -181,6 +184,7 @@ def _options(name: str, spec: Wrapper, words: Sequence[Word], j: int, result: Un
                     letter in spec.short_values
                     or letter in spec.chdir
                     or letter in spec.paths
+                    or letter in spec.outputs
                     or letter in spec.strings
                 ):
                     if k + 1 < len(v):
@@ -188,7 +192,9 @@ def _options(name: str, spec: Wrapper, words: Sequence[Word], j: int, result: Un
                     else:
                         value = words[j + 1] if j + 1 < n else None
                         j += 1
-                    if value is not None:
+                    if value is not None and letter in spec.outputs:
+                        result.creates.append(value)
+                    elif value is not None:
                         _keep(
                             result, value, letter in spec.chdir, letter in spec.paths, letter in spec.strings
                         )
