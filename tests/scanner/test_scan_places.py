@@ -199,3 +199,23 @@ def test_a_glob_the_shell_lists_names_where_its_matches_are(places: tuple[Path, 
     )
     assert str(outside) in found.dirs, found.dirs
     assert scan("echo src/*", cwd=project, project_dir=project).dirs == ()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "wc --files0-from={O}/secret",
+        "du --files0-from={O}/secret",
+        "du -X {O}/secret .",
+        "date -f {O}/secret",
+        "date -r {O}/secret",
+        "sed -n '1r {O}/secret' notes.txt",
+        "sed -e '1R {O}/secret' notes.txt",
+    ],
+)
+def test_files_read_through_options_and_scripts_name_their_directory(
+    places: tuple[Path, Path], command: str
+) -> None:
+    project, outside = places
+    found = scan(command.replace("{O}", str(outside)), cwd=project, project_dir=project)
+    assert str(outside) in found.dirs, found.dirs

@@ -22,7 +22,7 @@ from shellpilot.scanner.option_table import SHAPES
 from shellpilot.scanner.options import find_paths, read
 from shellpilot.scanner.parse import POSIX_SHELLS
 from shellpilot.scanner.scan_paths import CD_COMMANDS
-from shellpilot.scanner.scan_writes import WRITERS, Target, find_writes, written
+from shellpilot.scanner.scan_writes import WRITERS, Target, find_writes, sed_script_reads, written
 from shellpilot.scanner.shell_strings import FOREIGN_SHELLS
 from shellpilot.scanner.words import Word, guess, unquoted_glob
 from shellpilot.scanner.words import shown as quoted
@@ -519,6 +519,8 @@ class CommandJudge:
                     if kind == "first"
                     else []
                 )
+        if name in ("sed", "gsed") and args:  # `sed '1r FILE'` reads FILE too
+            paths = [*paths, *sed_script_reads(read(SHAPES[name], args))]
         if from_input and (paths or operands):
             self.builder.unknown(f"xargs passes paths from its input to {name}")
         for word in paths:

@@ -264,10 +264,13 @@ SHAPES: Mapping[str, Shape] = {
     "more": _ALL,
     "ls": Shape(values="ITw", long_values=_s("--hide --ignore --format --sort")),
     "tree": Shape(values="LIPH", outputs="o"),
-    "du": Shape(values="dBt"),
+    "du": Shape(values="dBt", paths="X", long_paths=_s("--files0-from --exclude-from")),
     "stat": Shape(values="c", long_values=_s("--format --printf")),
     "file": Shape(values="mF"),
-    "wc": _ALL,
+    "wc": Shape(long_paths=_s("--files0-from")),
+    "date": Shape(
+        "none", values="ds", paths="fr", long_values=_s("--date --set"), long_paths=_s("--file --reference")
+    ),
     "realpath": _ALL,
     "readlink": _ALL,
     "md5sum": _ALL,

@@ -446,6 +446,26 @@ def find_writes(args: Sequence[Word]) -> list[Target]:
     return out
 
 
+def sed_script_reads(parsed: Parsed) -> list[Word]:
+    """Files the scripts of a sed invocation read besides its operands: `r FILE` and `R
+    FILE` commands (a dynamic script: itself, so it is checked as unknowable)."""
+    scripted = bool({"e", "f", "--expression", "--file"} & parsed.seen)
+    scripts = [w for k, w in parsed.given if k in ("e", "--expression")]
+    if not scripted and parsed.operands:
+        scripts.append(parsed.operands[0])
+    out: list[Word] = []
+    for script in scripts:
+        if script.dynamic:
+            if "r" in script.value or "R" in script.value:
+                out.append(script)
+            continue
+        for piece in _SED_SPLIT.split(script.value):
+            body = _SED_ADDRESS.sub("", piece.strip(), count=1).lstrip()
+            if body[:1] in ("r", "R") and body[1:].strip():
+                out.append(Word.literal(body[1:].strip()))
+    return out
+
+
 def sed_script_writes(script: Word) -> list[Target]:
     """Files a sed script writes: `w FILE`/`W FILE` commands and the `s///w FILE` flag.
 
