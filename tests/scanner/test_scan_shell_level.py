@@ -156,3 +156,19 @@ def test_a_program_by_path_is_no_builtin(tmp_path: Path) -> None:
     for command in ("/usr/bin/command cd d\n> out", "hash -p /usr/bin/command zz; zz cd d\n> out"):
         found = scan(command, cwd=project, project_dir=project)
         assert str(project / "out") in found.writes, (command, found.writes)
+
+
+@pytest.mark.parametrize(
+    ("command", "pattern"),
+    [
+        ("setpriv --reuid 0 rm victim", "rm victim"),
+        ("capsh -- -c 'rm victim'", ""),
+        ("../../../../../../../../usr/bin/rm victim", "rm victim"),
+    ],
+)
+def test_more_ways_to_reach_a_program(tmp_path: Path, command: str, pattern: str) -> None:
+    found = scan(command, cwd=tmp_path, project_dir=tmp_path)
+    if pattern:
+        assert pattern in found.patterns and str(tmp_path / "victim") in found.writes, found.patterns
+    else:
+        assert found.unknown

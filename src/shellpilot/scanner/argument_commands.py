@@ -236,8 +236,15 @@ def _ed(args: Sequence[Word]) -> str | None:
     return "ed runs the editing commands it reads (`w FILE`, `!cmd`), which the scan cannot see"
 
 
+def _capsh(args: Sequence[Word]) -> str | None:
+    if any(w.dynamic or w.value in ("--", "==") or w.value.startswith("--shell") for w in args):
+        return "capsh runs a shell with the words after --"
+    return None
+
+
 _BY_NAME: dict[str, Callable[[Sequence[Word]], str | None]] = {
     "ed": _ed,
+    "capsh": _capsh,
     "red": _ed,
     **{name: _command_options(name) for name in _COMMAND_OPTIONS},
     "awk": _awk,

@@ -205,7 +205,7 @@ class CommandJudge:
         builtins = True  # the wrappers may be the shell's own (`command`, not /usr/bin/command)
         run_cwds = cwds
         from_input = False
-        if len(words) > 1 and (name in FIRST_WORDS or name[:1] in "/\\"):
+        if len(words) > 1 and (name in FIRST_WORDS or "/" in name or name[:1] == "\\"):
             unwrapped = unwrap(words)
             wrappers = tuple(unwrapped.wrappers)
             # `/usr/bin/command cd d` (or a `hash -p` name for it) is a program: none of the
@@ -293,6 +293,12 @@ class CommandJudge:
                 if "{" in word.raw and word.raw != word.value and brace_words(word.raw) != [word.raw]:
                     builder.unknown(f"a brace expansion in the command name {word.raw}")
                     break
+        if not head.dynamic and "/" in name and name[:1] not in "/\\" and run_cwds:
+            # a relative path that leads out of the project names a program there
+            # (`../../usr/bin/rm` is rm); one inside stays the project's own script
+            absolute = os.path.normpath(os.path.join(run_cwds[0], name))
+            if not resolver.inside(absolute):
+                name = absolute
         if not head.dynamic and name[:1] in "/\\":
             name = program_name(name)
         role = _ROLES.get(name, 0)

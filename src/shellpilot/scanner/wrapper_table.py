@@ -164,6 +164,15 @@ WRAPPERS: dict[str, Wrapper] = {
     "unshare": Wrapper(short_values="S", long_values=_s("--setuid --setgid --root --wd --propagation")),
     "nsenter": Wrapper(short_values="tSGrw", long_values=_s("--target --setuid --setgid --root --wd")),
     "prlimit": Wrapper(long_values=_s("--pid"), no_exec="p"),
+    "setpriv": Wrapper(
+        long_values=_s(
+            "--reuid --regid --ruid --rgid --euid --egid --groups --inh-caps --ambient-caps "
+            "--bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile "
+            "--landlock-access --landlock-rule"
+        ),
+        no_exec="d",
+        long_no_exec=_s("--dump --list-caps"),
+    ),
     "numactl": Wrapper(
         short_values="CNmiPp",
         long_values=_s("--cpunodebind --membind --interleave --preferred --physcpubind"),
