@@ -68,6 +68,8 @@ ROWS = [
     ("declare -n r=BASH_CMDS; r[zz]={bin}/rm; zz victim", ""),
     ("PS4='$(rm victim)'; set -x; true", ""),
     ("x='$(rm victim)'; echo \"${x@P}\"", ""),
+    # a `hash -p` on a branch that may not run leaves either program
+    ("hash -p {bin}/rm zz; cd /no-such-dir && hash -p /bin/true zz; zz victim", "rm victim"),
     # a function comes before the hash table; one that calls itself is not followed
     ("zz() { rm victim; }; hash -p /bin/true zz; zz", "rm victim"),
     ("zz() { [ -e stop ] && return; touch stop; cd /; zz; }; cd {bin}/..; zz; rm victim", ""),

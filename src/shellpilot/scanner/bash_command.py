@@ -248,9 +248,9 @@ class CommandJudge:
                 name = head.value
                 if unwrapped.package and not head.dynamic:
                     name = package_name(name)
-                program = self.shell.hashed.get(name)
+                programs = self.shell.hashed.get(name)
                 if (
-                    program is not None
+                    programs is not None
                     and not head.dynamic
                     and builtins
                     and _HASH_WRAPPERS.issuperset(wrappers)
@@ -258,13 +258,7 @@ class CommandJudge:
                 ):
                     # `command del`, `exec del` after `hash -p /bin/rm del`: bash runs rm
                     self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
-                    self.shell.expanding.add("hash " + name)
-                    try:
-                        hashed = Word.literal(program, head.start, head.end)
-                        rewritten = [*words[:index], hashed, *words[index + 1 :]]
-                        return self.judge(rewritten, cwds, prefix=prefix, redirects=redirects)
-                    finally:
-                        self.shell.expanding.discard("hash " + name)
+                    return self.hashed(programs, words, index, cwds, prefix, redirects)
         elif (
             len(words) > 1
             and not words[1].dynamic
@@ -380,16 +374,38 @@ class CommandJudge:
                 shell.expanding.discard("function " + name)
         # (each kind of name has its own guard: `alias zz=zz` then `hash -p /bin/rm zz`
         # runs rm through both)
-        program = shell.hashed.get(name)
-        if program is not None and "hash " + name not in shell.expanding:
+        programs = shell.hashed.get(name)
+        if programs is not None and "hash " + name not in shell.expanding:
             self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
-            shell.expanding.add("hash " + name)
-            try:
-                hashed = Word.literal(program, head.start, head.end)
-                return True, self.judge([hashed, *words[1:]], cwds, prefix=prefix, redirects=redirects)
-            finally:
-                shell.expanding.discard("hash " + name)
+            return True, self.hashed(programs, words, 0, cwds, prefix, redirects)
         return False, cwds
+
+    def hashed(
+        self,
+        programs: list[str],
+        words: list[Word],
+        index: int,
+        cwds: Cwds,
+        prefix: list[Word] | None,
+        redirects: list[str] | None,
+    ) -> Cwds:
+        """Judge `words` with the name at `index` replaced by each program a `hash -p` gave
+        it; returns the cwds any of them may leave."""
+        head = words[index]
+        key = "hash " + head.value
+        self.shell.expanding.add(key)
+        outs: list[Cwds] = []
+        try:
+            for program in programs:
+                hashed = Word.literal(program, head.start, head.end)
+                rewritten = [*words[:index], hashed, *words[index + 1 :]]
+                outs.append(self.judge(rewritten, cwds, prefix=prefix, redirects=redirects))
+            after = outs[0]
+            for found in outs[1:]:
+                after = union_cwds(after, found)
+        finally:
+            self.shell.expanding.discard(key)
+        return after
 
     def alias(self, text: str, words: list[Word], cwds: Cwds, prefix: list[Word] | None) -> Cwds:
         """Scan alias `text` in place of the name `words[0]`, with the words after it;

@@ -46,7 +46,7 @@ class BashShell:
     `dirs`: the `pushd` stack. `aliases`: name -> every replacement text it was given
     (`alias ll='ls -l'`; bash -c expands them only after `shopt -s expand_aliases`, zsh
     always: both count).
-    `hashed`: name -> program path (`hash -p /bin/rm del`). `functions`: name -> its
+    `hashed`: name -> every program path it was given (`hash -p /bin/rm del`). `functions`: name -> its
     body's scanner. `git_aliases`: git alias name -> its value (`git config alias.x ..`,
     earlier on the same line). `expanding`: the names being expanded now (bash never
     expands an alias inside itself; a function calling itself is scanned once).
@@ -59,7 +59,7 @@ class BashShell:
         """A POSIX shell (sh, dash): `time` is no keyword there, but /usr/bin/time."""
         self.dirs: list[Cwds] = []
         self.aliases: dict[str, list[str]] = {}
-        self.hashed: dict[str, str] = {}
+        self.hashed: dict[str, list[str]] = {}
         self.functions: dict[str, FunctionBody] = {}
         self.git_aliases: dict[str, str] = {}
         self.expanding: set[str] = set()
@@ -90,12 +90,11 @@ class BashShell:
                     if program.dynamic or alias.dynamic:
                         self.problems.append("hash -p with a dynamic path or name")
                     else:
-                        self.hashed[alias.value] = program.value
-            elif "-r" in values:
-                self.hashed.clear()
-            elif "-d" in values:
-                for word in args:
-                    self.hashed.pop(word.value, None)
+                        programs = self.hashed.setdefault(alias.value, [])
+                        if program.value not in programs:
+                            programs.append(program.value)
+            # (`hash -r`/`-d` drop nothing: a `hash` on a branch that may not run, `cd x &&
+            # hash -p ..`, leaves either table, so every program a name was given counts)
         elif name == "unset" and any(w.value == "-f" for w in args):
             for word in args:
                 self.functions.pop(word.value, None)
