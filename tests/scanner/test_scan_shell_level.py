@@ -174,3 +174,11 @@ def test_more_ways_to_reach_a_program(tmp_path: Path, command: str, pattern: str
         assert pattern in found.patterns and str(tmp_path / "victim") in found.writes, found.patterns
     else:
         assert found.unknown
+
+
+def test_git_runs_an_alias_and_a_program_setting_through_sh(tmp_path: Path) -> None:
+    # outside any repository (no config makes the scan unknown): the shell git starts counts
+    for command in ("git -c alias.x='!rm victim' x", "git -c core.sshCommand='rm victim' fetch ssh://h/r"):
+        found = scan(command, cwd=tmp_path, project_dir=tmp_path)
+        assert any(c.argv[:2] == ("sh", "-c") for c in found.commands), found.patterns
+        assert "rm victim" in found.patterns

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from shellpilot.scanner.context import Cwds, ScanContext
 from shellpilot.scanner.git_repos import git_alias, git_dir, risky_config
-from shellpilot.scanner.words import Word
+from shellpilot.scanner.words import Word, shown
 
 if TYPE_CHECKING:
     from shellpilot.scanner.bash_shell import BashShell
@@ -215,7 +215,9 @@ class GitCommand:
         if lowered.startswith("alias."):
             local[lowered[len("alias.") :]] = value
         elif _runs_program(lowered):
-            self.judge.ctx.nest("bash", value.lstrip("!"), cwds, self.judge.depth + 1, f"git -c {key}")
+            # git runs it through /bin/sh (`sh -c VALUE`): that shell runs too
+            text = f"sh -c {shown(value.lstrip('!'))}"
+            self.judge.ctx.nest("bash", text, cwds, self.judge.depth + 1, f"git -c {key}")
 
     def alias(
         self, name: str, rest: list[Word], local: dict[str, str], places: list[str], cwds: Cwds
@@ -236,8 +238,9 @@ class GitCommand:
         tail = " ".join(w.shown() for w in rest)
         shell.expanding.add(key)
         try:
-            if value.startswith("!"):
-                judge.ctx.nest("bash", f"{value[1:]} {tail}", cwds, judge.depth + 1, f"git alias {name}")
+            if value.startswith("!"):  # run by git through /bin/sh, with the words after it
+                text = f"sh -c {shown(f'{value[1:]} {tail}'.strip())}"
+                judge.ctx.nest("bash", text, cwds, judge.depth + 1, f"git alias {name}")
             else:
                 judge.run_here(f"git {value} {tail}", cwds, f"git alias {name}")
         finally:
