@@ -182,3 +182,18 @@ def test_git_runs_an_alias_and_a_program_setting_through_sh(tmp_path: Path) -> N
         found = scan(command, cwd=tmp_path, project_dir=tmp_path)
         assert any(c.argv[:2] == ("sh", "-c") for c in found.commands), found.patterns
         assert "rm victim" in found.patterns
+
+
+def test_a_redirected_list_before_a_pipe_keeps_its_cwd_for_the_next_stage(tmp_path: Path) -> None:
+    # tree-sitter reads `cd src && echo hi 2>/dev/null | tee n` as `(cd src && echo ..) | tee`;
+    # bash runs `cd src && (echo .. | tee n)`, so tee writes src/n
+    (tmp_path / "src").mkdir()
+    found = scan("cd src && echo hi 2>/dev/null | tee -a n.txt", cwd=tmp_path, project_dir=tmp_path)
+    assert str(tmp_path / "src" / "n.txt") in found.writes
+
+
+def test_sh_has_no_pushd(tmp_path: Path) -> None:
+    # in sh, `pushd sub` is a command not found: the cwd stays
+    (tmp_path / "sub").mkdir()
+    found = scan("sh -c 'pushd sub; rm victim'", cwd=tmp_path, project_dir=tmp_path)
+    assert str(tmp_path / "victim") in found.writes

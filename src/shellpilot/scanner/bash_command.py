@@ -296,7 +296,13 @@ class CommandJudge:
         if not head.dynamic and name[:1] in "/\\":
             name = program_name(name)
         role = _ROLES.get(name, 0)
-        if role & _CD and head.value == name and builtins and _BUILTIN_WRAPPERS.issuperset(wrappers):
+        if (
+            role & _CD
+            and head.value == name
+            and builtins
+            and _BUILTIN_WRAPPERS.issuperset(wrappers)
+            and not (self.shell.posix and name in ("pushd", "popd"))  # (sh has neither)
+        ):
             # the shell's own cd (`builtin cd`, `command cd` too); `env cd`, `nice cd`,
             # `/usr/bin/cd` run a program of that name, which moves no cwd of this shell
             if writes:

@@ -302,13 +302,20 @@ class BashWalker:
         kinds = self.kinds
         saved = self.piped
         before: Node | None = None
+        start = cwds
         try:
             for child in node.children:
                 if child.is_named and kinds[child.kind_id] != "comment":
                     if before is not None:
                         # only a stage that may run its input needs what the one before prints
                         self.piped = printed_by(self, before) if self.runs_input(child) else None
-                    out = union_cwds(out, self.stmt(child, cwds))
+                    after = self.stmt(child, start)
+                    out = union_cwds(out, after)
+                    inner = child.children[0] if kinds[child.kind_id] == "redirected_statement" else child
+                    if kinds[inner.kind_id] == "list":
+                        # tree-sitter reads `cd d && a 2>/dev/null | b` as `(cd d && a) | b`;
+                        # bash runs `cd d && (a | b)`: b may start where the list left off
+                        start = union_cwds(start, after)
                     before = child
         finally:
             self.piped = saved
