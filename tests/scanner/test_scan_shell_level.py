@@ -197,3 +197,9 @@ def test_sh_has_no_pushd(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     found = scan("sh -c 'pushd sub; rm victim'", cwd=tmp_path, project_dir=tmp_path)
     assert str(tmp_path / "victim") in found.writes
+
+
+def test_time_after_leading_redirects_is_the_program(tmp_path: Path) -> None:
+    # tree-sitter hangs `time cd ~` on the second leading redirect; bash runs /usr/bin/time
+    found = scan("</dev/null <\\/dev/null time cd ~ && ls", cwd=tmp_path, project_dir=tmp_path)
+    assert any("time" in c.wrappers for c in found.commands), found.patterns

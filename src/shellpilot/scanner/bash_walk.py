@@ -444,7 +444,9 @@ class BashWalker:
                 words.extend(found.words)
                 writes = writes or found.writes
         if words:  # `> f rm x`: the words after the target are the command
-            return self.judge.judge(expand_braces(words, self.builder.unknown), cwds, redirects=texts)
+            # (`time` there is no keyword: a redirect comes first, so it is /usr/bin/time)
+            words = expand_braces(words, self.builder.unknown)
+            return self.judge.judge(words, cwds, redirects=texts, keyword=False) if words else cwds
         if writes or self.inherited:
             self.builder.command(" ".join(texts + self.inherited), [], False, cwds=cwds or ())
         return cwds
