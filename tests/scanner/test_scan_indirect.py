@@ -16,16 +16,6 @@ from shellpilot.scanner.scan import scan
 needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
-def fake_rm(tmp_path: Path) -> dict[str, str]:
-    """An environment whose PATH has a `rm` that records it ran (in $RAN)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    fake = bin_dir / "rm"
-    fake.write_text('#!/bin/sh\necho "$@" >> "$RAN"\n')
-    fake.chmod(0o755)
-    return {"PATH": f"{bin_dir}:/usr/bin:/bin", "RAN": str(tmp_path / "ran"), "HOME": str(tmp_path)}
-
-
 # (command, a pattern the scan must hold; "" = it must be unknown)
 INDIRECT = [
     ("shopt -s expand_aliases\nalias del=rm\ndel victim", "rm victim"),
@@ -49,11 +39,13 @@ INDIRECT = [
 
 @needs_bash
 @pytest.mark.parametrize(("command", "pattern"), INDIRECT, ids=[c[0][:40] for c in INDIRECT])
-def test_indirect_execution_is_scanned_or_unknown(tmp_path: Path, command: str, pattern: str) -> None:
+def test_indirect_execution_is_scanned_or_unknown(
+    tmp_path: Path, fake_rm: dict[str, str], command: str, pattern: str
+) -> None:
     project = tmp_path / "p"
     project.mkdir()
     (project / "x.sh").write_text("rm victim\n")
-    env = fake_rm(tmp_path)
+    env = fake_rm
     subprocess.run(
         ["bash", "-c", command], cwd=project, env=env, capture_output=True, timeout=10, check=False
     )
@@ -67,10 +59,10 @@ def test_indirect_execution_is_scanned_or_unknown(tmp_path: Path, command: str, 
 
 
 @needs_bash
-def test_hash_p_names_another_program(tmp_path: Path) -> None:
+def test_hash_p_names_another_program(tmp_path: Path, fake_rm: dict[str, str]) -> None:
     project = tmp_path / "p"
     project.mkdir()
-    env = fake_rm(tmp_path)
+    env = fake_rm
     command = f"hash -p {tmp_path}/bin/rm del; del victim"
     subprocess.run(
         ["bash", "-c", command], cwd=project, env=env, capture_output=True, timeout=10, check=False

@@ -17,18 +17,12 @@ from shellpilot.scanner.scan import scan
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
-def ran_rm(tmp_path: Path, command: str) -> tuple[Path, str]:
-    """(the project, the command with `{bin}` filled in) after bash ran it with a fake `rm`
-    first on PATH; fails unless that `rm` really ran."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    fake = bin_dir / "rm"
-    fake.write_text('#!/bin/sh\necho "$@" >> "$RAN"\n')
-    fake.chmod(0o755)
+def ran_rm(tmp_path: Path, env: dict[str, str], command: str) -> tuple[Path, str]:
+    """(the project, the command with `{bin}` filled in) after bash ran it in `env` (the
+    `fake_rm` fixture's); fails unless that `rm` really ran."""
     project = tmp_path / "p"
     project.mkdir()
-    command = command.replace("{bin}", str(bin_dir))
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "RAN": str(tmp_path / "ran"), "HOME": str(tmp_path)}
+    command = command.replace("{bin}", str(tmp_path / "bin"))
     bash = ["bash", "-c", command]
     subprocess.run(bash, cwd=project, env=env, capture_output=True, timeout=10, check=False)
     ran = tmp_path / "ran"
@@ -85,8 +79,10 @@ ROWS = [
 
 
 @pytest.mark.parametrize(("command", "pattern"), ROWS, ids=[r[0][:50] for r in ROWS])
-def test_what_bash_runs_is_scanned_or_unknown(tmp_path: Path, command: str, pattern: str) -> None:
-    project, command = ran_rm(tmp_path, command)
+def test_what_bash_runs_is_scanned_or_unknown(
+    tmp_path: Path, fake_rm: dict[str, str], command: str, pattern: str
+) -> None:
+    project, command = ran_rm(tmp_path, fake_rm, command)
     result = scan(command, cwd=project, project_dir=project)
     if pattern:
         assert pattern in result.patterns, (result.patterns, result.reasons)
