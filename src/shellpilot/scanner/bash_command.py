@@ -322,14 +322,7 @@ class CommandJudge:
         if not role & _PATHS and len(real) > 1:
             # the shell itself lists what a glob matches, whatever the command (`echo
             # /outside/*`, `echo */` through a link that leads out)
-            for word in real[1:]:
-                value = word.value
-                if (
-                    not word.dynamic
-                    and ("*" in value or "?" in value or "[" in value)
-                    and unquoted_glob(word)
-                ):
-                    resolver.check(word, run_cwds, name)
+            self.globs(real[1:], run_cwds, name)
         if not role:
             if len(real) > 1 and not head.dynamic and not known(name) and name not in _REMOTE:
                 self.loose_paths(name, real[1:], run_cwds)
@@ -493,6 +486,14 @@ class CommandJudge:
         else:
             bash_nesting.su(name, args, run_cwds, ctx, self.depth)
         return cwds
+
+    def globs(self, words: list[Word], cwds: Cwds, what: str) -> None:
+        """Check the unquoted glob words among `words` as paths the shell itself lists (a
+        command's words, a for list, an array): a match outside, or through a link that
+        leads out, names its directory."""
+        for word in words:
+            if not word.dynamic and unquoted_glob(word):
+                self.resolver.check(word, cwds, what)
 
     def loose_paths(self, name: str, args: list[Word], cwds: Cwds) -> None:
         """A program the scanner knows nothing of (`./tools/x`, a binary of some package):

@@ -31,7 +31,7 @@ from shellpilot.scanner.bash_source import BashSource
 from shellpilot.scanner.bash_words import WordReader, expand_braces
 from shellpilot.scanner.context import Cwds, ScanContext, union_cwds
 from shellpilot.scanner.scan_result import MAX_DEPTH, MAX_NESTING
-from shellpilot.scanner.words import Word, unquoted_glob
+from shellpilot.scanner.words import Word
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -344,14 +344,10 @@ class BashWalker:
             self.inherited, self.piped = inherited, piped
 
     def globs(self, nodes: Sequence[Node], cwds: Cwds) -> None:
-        """Check the unquoted glob words among `nodes` (a for list, an array) as paths the
-        shell lists: a match outside, or through a link out, names its directory."""
-        for child in nodes:
-            if self.kinds[child.kind_id] not in ("word", "concatenation"):
-                continue
-            word = self.words.word(child, cwds)
-            if not word.dynamic and unquoted_glob(word):
-                self.ctx.resolver.check(word, cwds, "a glob")
+        """The globs of a for list or an array (see CommandJudge.globs)."""
+        kinds = self.kinds
+        words = [self.words.word(c, cwds) for c in nodes if kinds[c.kind_id] in ("word", "concatenation")]
+        self.judge.globs(words, cwds, "a glob")
 
     def nested(self, node: Node, cwds: Cwds) -> None:
         """Scan the command substitutions anywhere below `node` (not commands themselves)."""
