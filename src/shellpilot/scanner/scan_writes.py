@@ -120,13 +120,20 @@ def _dd(p: Parsed) -> list[Target]:
     return [Target(w.suffix(3)) for w in p.operands if w.value.startswith("of=")]
 
 
-def _sed(p: Parsed) -> list[Target]:
-    """sed's `w` commands, and its files when `-i`/`--in-place`."""
+def _sed_scripts(p: Parsed) -> tuple[list[Word], bool]:
+    """(the scripts given inline: `-e`/`--expression` values, else the first operand;
+    whether a script option was given, so no operand is a script)."""
     scripted = bool({"e", "f", "--expression", "--file"} & p.seen)
     scripts = [w for k, w in p.given if k in ("e", "--expression")]
+    if not scripted and p.operands:
+        scripts.append(p.operands[0])
+    return scripts, scripted
+
+
+def _sed(p: Parsed) -> list[Target]:
+    """sed's `w` commands, and its files when `-i`/`--in-place`."""
+    scripts, scripted = _sed_scripts(p)
     operands = p.operands
-    if not scripted and operands:
-        scripts.append(operands[0])
     out = [t for w in scripts for t in sed_script_writes(w)]
     if not ({"i", "--in-place"} & p.seen or any(k == "i" for k, _ in p.given)):
         return out
@@ -449,12 +456,8 @@ def find_writes(args: Sequence[Word]) -> list[Target]:
 def sed_script_reads(parsed: Parsed) -> list[Word]:
     """Files the scripts of a sed invocation read besides its operands: `r FILE` and `R
     FILE` commands (a dynamic script: itself, so it is checked as unknowable)."""
-    scripted = bool({"e", "f", "--expression", "--file"} & parsed.seen)
-    scripts = [w for k, w in parsed.given if k in ("e", "--expression")]
-    if not scripted and parsed.operands:
-        scripts.append(parsed.operands[0])
     out: list[Word] = []
-    for script in scripts:
+    for script in _sed_scripts(parsed)[0]:
         if script.dynamic:
             if "r" in script.value or "R" in script.value:
                 out.append(script)
