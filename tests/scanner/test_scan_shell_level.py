@@ -62,6 +62,16 @@ ROWS = [
     ("declare -n r=BASH_CMDS; r[zz]={bin}/rm; zz victim", ""),
     ("PS4='$(rm victim)'; set -x; true", ""),
     ("x='$(rm victim)'; echo \"${x@P}\"", ""),
+    # ... also when a builtin assigns them or a default does, or a backslash-newline
+    # splits the name
+    ("read PS4 <<< '$(rm victim)'; set -x; true", ""),
+    ("printf -v PS4 %s '$(rm victim)'; set -x; true", ""),
+    ("for PS4 in '$(rm victim)'; do set -x; true; done", ""),
+    (": ${PS4:='$(rm victim)'}; unset PS4; : ${PS4:='$(rm victim)'}; set -x; true", ""),
+    ("P\\\nS4='$(rm victim)'; set -x; true", ""),
+    # eval, trap and `source /dev/stdin` read new text: a name being expanded around them
+    # (an alias, a `hash -p` name) is looked up again inside it
+    ("shopt -s expand_aliases\nalias zz=eval\nzz 'alias zz={bin}/rm\nzz victim'", "rm victim"),
     # a `hash -p` on a branch that may not run leaves either program
     ("hash -p {bin}/rm zz; cd /no-such-dir && hash -p /bin/true zz; zz victim", "rm victim"),
     # a function comes before the hash table; one that calls itself is not followed
@@ -199,3 +209,16 @@ def test_time_after_leading_redirects_is_the_program(tmp_path: Path) -> None:
     # tree-sitter hangs `time cd ~` on the second leading redirect; bash runs /usr/bin/time
     found = scan("</dev/null <\\/dev/null time cd ~ && ls", cwd=tmp_path, project_dir=tmp_path)
     assert any("time" in c.wrappers for c in found.commands), found.patterns
+
+
+def test_an_environment_style_assignment_is_a_command_of_its_own(tmp_path: Path) -> None:
+    # `PATH=/x/bin; ls` runs /x/bin/ls: the assignment needs a permission like a command
+    for command, pattern in (
+        ("PATH=/x/bin; ls", "PATH=/x/bin"),
+        ("A=1 LD_PRELOAD=/x.so; ls", "LD_PRELOAD=/x.so"),
+        ("for PATH in /x/bin; do ls; done", "PATH="),
+    ):
+        found = scan(command, cwd=tmp_path, project_dir=tmp_path)
+        assert pattern in found.patterns and "ls" in found.patterns, (command, found.patterns)
+    # a shell-local (lower-case) name stays out of it
+    assert scan("x=1; ls", cwd=tmp_path, project_dir=tmp_path).patterns == ("ls",)

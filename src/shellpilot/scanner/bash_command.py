@@ -379,6 +379,21 @@ class CommandJudge:
             return True, self.hashed(programs, words, 0, cwds, prefix, redirects)
         return False, cwds
 
+    def run_anew(self, source: str, cwds: Cwds, what: str) -> Cwds:
+        """Scan `source` as text this same shell reads afresh (`eval`'s words, a `trap`
+        action, `source /dev/stdin`); returns the cwds after it.
+
+        bash looks names up again in new text: an alias, `hash -p` name or function
+        being expanded around it expands again inside it (`alias zz=eval; zz 'zz x'`).
+        So the recursion guards are lifted for it; `MAX_DEPTH` still ends a loop."""
+        shell = self.shell
+        outer = shell.expanding
+        shell.expanding = set()
+        try:
+            return self.run_here(source, cwds, what)
+        finally:
+            shell.expanding = outer
+
     def hashed(
         self,
         programs: list[str],
@@ -478,11 +493,11 @@ class CommandJudge:
         elif name in FOREIGN_SHELLS:
             bash_nesting.foreign(name, args, run_cwds, ctx, self.depth)
         elif name == "eval":
-            return bash_nesting.evaluate(args, run_cwds, ctx, self.run_here)
+            return bash_nesting.evaluate(args, run_cwds, ctx, self.run_anew)
         elif name == "find":
             self.find_exec(args, run_cwds)
         elif name == "trap":
-            bash_nesting.trap(args, run_cwds, ctx, self.run_here)
+            bash_nesting.trap(args, run_cwds, ctx, self.run_anew)
         else:
             bash_nesting.su(name, args, run_cwds, ctx, self.depth)
         return cwds
@@ -593,7 +608,7 @@ class CommandJudge:
             and stdin is not None
             and stdin is not bash_nesting.NO_STDIN
         ):
-            return self.run_here(stdin, cwds, "source")
+            return self.run_anew(stdin, cwds, "source")
         what = target.raw if target is not None else "no file"
         if target is not None:
             self.resolver.check(target, cwds, "source")

@@ -38,15 +38,24 @@ if TYPE_CHECKING:
 
 
 _BRACES = re.compile(r"\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
+_SPECIAL_NAMES = (
+    rb"(BASH_ALIASES|BASH_CMDS|BASH_ENV|PS4|PROMPT_COMMAND|CDPATH|HOME|SHELLOPTS"
+    rb"|BASHOPTS|BASH_XTRACEFD|EXECIGNORE|BASH_LOADABLES_PATH)"
+)
 _SPECIAL = re.compile(
-    rb"(?<![\w$])(BASH_ALIASES|BASH_CMDS|BASH_ENV|PS4|PROMPT_COMMAND|CDPATH|HOME|SHELLOPTS"
-    rb"|BASHOPTS|BASH_XTRACEFD|EXECIGNORE|BASH_LOADABLES_PATH)(\[[^\]]*\])?\+?="
+    rb"(?<![\w$])" + _SPECIAL_NAMES + rb"(\[[^\]]*\])?\+?="
+    rb"|\$\{" + _SPECIAL_NAMES + rb"(\[[^\]]*\])?:?="
+    rb"|(?<![\w$/.{-])" + _SPECIAL_NAMES + rb"(?![\w=\[+])"
     rb"|@P\}|\b(declare|local|typeset|readonly|export)\s+(-\w+\s+)*-\w*n"
 )
 """Assignments to the variables through which bash itself runs or finds things (aliases,
-the hash table, a file read by every new bash, the xtrace prompt, where `cd` and `~` go)
+the hash table, a file read by every new bash, the xtrace prompt, where `cd` and `~` go),
+including a default `${CDPATH:=x}` and a bare mention of such a name, which a builtin may
+assign (`read HOME`, `for HOME in`, `printf -v PS4`, `getopts`, `mapfile`, `(( ))`),
 and prompt expansion `${x@P}` (it runs command substitutions) or a nameref, which may
 make any of them: what runs then is not what the text shows."""
+_ENV_NAME = re.compile(rb"[A-Z_][A-Z0-9_]*")
+"""An environment-style variable name: upper case, digits and `_` only."""
 _RUNS_INPUT = frozenset({"bash", "sh", "dash", "zsh", "ksh", "ash", "mksh", "source", "eval", "busybox"})
 
 
@@ -67,9 +76,13 @@ def scan_sh(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
 
 def _special(data: bytes) -> str | None:
     """The first `_SPECIAL` match in `data` that matters (a `HOME=` only where `~` or
-    `$HOME` is read too), as text; None without one."""
+    `$HOME` is read too), as text; None without one. A backslash-newline is gone before
+    bash reads a name (`HO\\<newline>ME=`), so it is dropped here first."""
+    if b"\\\n" in data:
+        data = data.replace(b"\\\n", b"")
     for match in _SPECIAL.finditer(data):
-        if match.group(1) == b"HOME" and b"~" not in data and b"HOME" not in data[match.end() :]:
+        name = match.group(1) or match.group(3) or match.group(5)
+        if name == b"HOME" and b"~" not in data and b"HOME" not in data[match.end() :] and b"cd" not in data:
             continue
         return match.group(0).decode(errors="replace")
     return None
@@ -153,10 +166,9 @@ class BashWalker:
         root = tree.root_node
         if root.has_error:
             builder.unknown(f"could not parse {self.source.short(root)} (syntax error)")
-        if b"=" in data or b"@P" in data:
-            special = _special(data)
-            if special is not None:
-                builder.unknown(f"{special} changes what bash runs or where")
+        special = _special(data)
+        if special is not None:
+            builder.unknown(f"{special} changes what bash runs or where")
         if b"\n\\" in data and _misread(root):
             builder.unknown("a line starting with `\\name` that the parser joined to the line before")
         out = self.sequence(root.children, cwds)
@@ -242,6 +254,7 @@ class BashWalker:
             self.builder.seen = True
             if kind == "for_statement":
                 self.globs(node.children, cwds)  # `for f in /outside/*`: the shell lists it
+                self.environment(node, cwds)  # `for PATH in /x/bin; do ls; done`
             return union_cwds(cwds, self.sequence(node.children, cwds))
         if kind == "negated_command":
             return self.sequence(node.children, cwds)
@@ -250,6 +263,8 @@ class BashWalker:
             return cwds
         if kind in ("variable_assignment", "variable_assignments", "test_command"):
             self.builder.seen = True
+            if kind != "test_command":
+                self.environment(node, cwds)
             self.nested(node, cwds)
             for child in node.children:  # `x=(~/.ssh/*)`: an array's globs are listed
                 if self.kinds[child.kind_id] == "array":
@@ -269,6 +284,26 @@ class BashWalker:
         self.builder.unknown(f"unsupported syntax ({kind}) in {self.source.short(node)}")
         self.nested(node, cwds)
         return cwds
+
+    def environment(self, node: Node, cwds: Cwds) -> None:
+        """A bare assignment to an environment-style name (no lower-case letter: `PATH=`,
+        `LD_PRELOAD=`, `GIT_DIR=`, the variable of `for NAME in`) is recorded as a command of
+        its own, `NAME=value` (`NAME=` for a loop).
+        Such a name is usually exported already, so it changes every program run after
+        it (`PATH=/x/bin; ls` runs /x/bin/ls); as a command it needs a permission like
+        any other and is never read-only."""
+        kind = self.kinds[node.kind_id]
+        assignments = [node] if kind in ("variable_assignment", "for_statement") else node.named_children
+        for child in assignments:
+            name = child.child_by_field_name("variable" if kind == "for_statement" else "name")
+            if name is None or name.text is None:
+                continue
+            label = name.text.split(b"[", 1)[0]
+            if label.lower() == label or not _ENV_NAME.fullmatch(label):
+                continue
+            raw = self.source.of(child) if kind != "for_statement" else label.decode() + "="
+            dynamic = "$" in raw or "`" in raw
+            self.builder.command(raw, [raw], dynamic, always=raw, cwds=cwds or ())
 
     def chain(self, node: Node, cwds: Cwds) -> Cwds:
         """An `&&` / `||` list. The grammar nests a chain to the left (`a && b && c` is
