@@ -69,6 +69,16 @@ ROWS = [
     ("for PS4 in '$(rm victim)'; do set -x; true; done", ""),
     (": ${PS4:='$(rm victim)'}; unset PS4; : ${PS4:='$(rm victim)'}; set -x; true", ""),
     ("P\\\nS4='$(rm victim)'; set -x; true", ""),
+    # bash evaluates a value named in arithmetic as an expression, and a subscript in it
+    # may run a command: a value the text does not show must not reach arithmetic
+    ("echo 'a[$(rm victim)]' > V; [[ $(cat V) -gt 1 ]]", ""),
+    ("read n <<< 'a[$(rm victim)]'; echo $((n + 1))", ""),
+    ("x='a[$(rm victim)]'; (( x ))", ""),
+    ("x='a[$(rm victim)]'; echo ${arr[x]}", ""),
+    ("x='a[$(rm victim)]'; s=abc; echo ${s:x}", ""),
+    ("x='a[$(rm victim)]'; declare -i y=x", ""),
+    ("x='a[$(rm victim)]'; let y=x", ""),
+    ("for x in 'a[$(rm victim)]'; do echo $[x]; done", ""),
     # eval, trap and `source /dev/stdin` read new text: a name being expanded around them
     # (an alias, a `hash -p` name) is looked up again inside it
     ("shopt -s expand_aliases\nalias zz=eval\nzz 'alias zz={bin}/rm\nzz victim'", "rm victim"),
@@ -222,3 +232,14 @@ def test_an_environment_style_assignment_is_a_command_of_its_own(tmp_path: Path)
         assert pattern in found.patterns and "ls" in found.patterns, (command, found.patterns)
     # a shell-local (lower-case) name stays out of it
     assert scan("x=1; ls", cwd=tmp_path, project_dir=tmp_path).patterns == ("ls",)
+
+
+def test_arithmetic_on_numbers_the_text_gives_stays_known(tmp_path: Path) -> None:
+    for command in (
+        "for ((i = 0; i < 3; i++)); do echo $i; done",
+        "n=3; head -n $((n + 1)) f",
+        "[[ $# -gt 1 ]] || [[ ${#x} -eq 0 ]]",
+        "for i in 1 2 3; do echo $((i * 2)); done",
+        "echo ${x:-default} ${a[0]} ${a[@]}",
+    ):
+        assert not scan(command, cwd=tmp_path, project_dir=tmp_path).unknown, command

@@ -30,6 +30,7 @@ from shellpilot.scanner.bash_simple import declaration, printed_by, simple
 from shellpilot.scanner.bash_source import BashSource
 from shellpilot.scanner.bash_words import WordReader, expand_braces
 from shellpilot.scanner.context import Cwds, ScanContext, union_cwds
+from shellpilot.scanner import bash_arith
 from shellpilot.scanner.scan_result import MAX_DEPTH, MAX_NESTING
 from shellpilot.scanner.words import Word
 
@@ -169,6 +170,10 @@ class BashWalker:
         special = _special(data)
         if special is not None:
             builder.unknown(f"{special} changes what bash runs or where")
+        if bash_arith.HINT.search(data) is not None:
+            risk = bash_arith.arithmetic_risk(root)
+            if risk is not None:
+                builder.unknown(f"{risk}: bash evaluates that value as arithmetic, which may run a command")
         if b"\n\\" in data and _misread(root):
             builder.unknown("a line starting with `\\name` that the parser joined to the line before")
         out = self.sequence(root.children, cwds)
