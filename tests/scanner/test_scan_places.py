@@ -188,6 +188,13 @@ def test_an_unknown_program_s_words_that_are_no_places_stay_out_of_dirs(places: 
         "for f in {O}/*; do :; done",
         "for d in */; do :; done",
         "x=({O}/*); echo ${{#x[@]}}",
+        # builtins list their glob words too: a function's call, declarations, `[ ]`, cd
+        'zz() {{ echo "$@"; }}; zz */',
+        "export */",
+        "unset */",
+        "f() {{ local */; }}; f",
+        "[ -e */ ]",
+        "cd */",
     ],
 )
 def test_a_glob_the_shell_lists_names_where_its_matches_are(places: tuple[Path, Path], command: str) -> None:

@@ -362,6 +362,7 @@ class CommandJudge:
         body = shell.functions.get(name)
         if body is not None:
             self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
+            self.globs(words[1:], cwds, name)  # the shell lists `zz */` before the call
             if "function " + name in shell.expanding:
                 # it calls itself, each time from where the last left off: not followed
                 self.builder.unknown(f"function {name} calls itself")
@@ -629,6 +630,10 @@ class CommandJudge:
                 self.builder.unknown("pushd without a directory rotates the directory stack")
                 return None
             stack.append(cwds)
+        if operands and not operands[0].dynamic and unquoted_glob(operands[0]):
+            self.resolver.check(operands[0], cwds, name)
+            self.builder.unknown(f"{name} to a glob {operands[0].raw}: where it leads is not in the text")
+            return None
         return self.resolver.cd(operands[0] if operands else None, cwds, name)
 
     def find_exec(self, args: list[Word], cwds: Cwds) -> None:

@@ -207,5 +207,7 @@ def declaration(w: Walker, node: Node, cwds: Cwds) -> None:
         argv.append(raw)
     text = " ".join([*argv, *w.inherited])
     w.builder.command(text, argv, dynamic, cwds=cwds or ())
+    # `export */`, `unset l*`: words that are no assignment are listed by the shell
+    w.globs([c for c in node.children if w.kinds[c.kind_id] in ("word", "concatenation")], cwds)
     if argv and argv[0] == "unset":
         w.shell.defines("unset", [Word.literal(a) for a in argv[1:]])

@@ -89,6 +89,19 @@ def _special(data: bytes) -> str | None:
     return None
 
 
+def _test_words(node: Node) -> list[Node]:
+    """The words of a `[ ... ]` test (those inside substitutions aside)."""
+    words: list[Node] = []
+    todo = list(node.children)
+    while todo:
+        child = todo.pop()
+        if child.type in ("word", "concatenation"):
+            words.append(child)
+        elif child.type not in SUBSTITUTIONS and child.type not in ("string", "raw_string"):
+            todo.extend(child.children)
+    return words
+
+
 def _is_cd(node: Node) -> bool:
     """Whether statement `node` is a plain `cd`/`pushd` command (its redirects aside)."""
     if node.type == "redirected_statement" and node.child_count:
@@ -270,6 +283,8 @@ class BashWalker:
             self.builder.seen = True
             if kind != "test_command":
                 self.environment(node, cwds)
+            elif node.child_count and node.children[0].type == "[":
+                self.globs(_test_words(node), cwds)  # `[ -e */x ]` is a command: its words are listed
             self.nested(node, cwds)
             for child in node.children:  # `x=(~/.ssh/*)`: an array's globs are listed
                 if self.kinds[child.kind_id] == "array":
