@@ -12,10 +12,12 @@ import os
 import pty
 import select
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -326,9 +328,15 @@ def test_ctrl_c_during_a_long_tool_call(
     proc.send_signal(signum)
     _, rest = proc.communicate(timeout=20)
     assert proc.returncode == status, seen + rest  # SIGTERM: 143, like `shellpilot shell`
-    assert "\nfinished\n" not in seen + rest and "aborted" in rest
+    # the tool part and the turn say why: Ctrl-C is the user's abort, SIGTERM is named
+    why = "terminated by SIGTERM" if signum == signal.SIGTERM else "aborted by the user"
+    assert "\nfinished\n" not in seen + rest and f"Tool execution {why}." in rest, rest
     assert _processes_running(f"sleep {token}") == []
     assert len(server.requests) == 1
+    with closing(sqlite3.connect(Path(os.environ["SHELLPILOT_DATA_DIR"]) / "shellpilot.db")) as db:
+        stored = [json.loads(row[0]) for row in db.execute("SELECT body FROM part WHERE type = 'tool'")]
+    errors = [p["state"]["error"] for p in stored if p["state"]["status"] == "error"]
+    assert errors and errors[0].startswith(f"Tool execution {why}."), errors
 
 
 def _processes_running(cmdline: str) -> list[int]:

@@ -233,7 +233,8 @@ async def _turn(ctx: CliContext, opts: RunOptions, out: TextIO, err: TextIO) -> 
             interrupted.append(signum)
             err.write("\nshellpilot: cancelling...\n")
             err.flush()
-            cancels.append(running.create_task(ctx.run_state.cancel(session.id)))
+            reason = "terminated by SIGTERM" if signum == signal.SIGTERM else None  # else: Ctrl-C
+            cancels.append(running.create_task(ctx.run_state.cancel(session.id, reason)))
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         running.add_signal_handler(signum, on_signal, signum)

@@ -27,9 +27,19 @@ class AbortSignal(asyncio.Event):
         self.set()
 
 
+def stop(abort: asyncio.Event, cancelled: BaseException | None = None) -> None:
+    """Set ``abort``; for an ``AbortSignal``, with the reason a task's cancellation carried
+    (``task.cancel("terminated by SIGTERM")``), if it carried one as text."""
+    reason = cancelled.args[0] if cancelled is not None and cancelled.args else None
+    if isinstance(abort, AbortSignal):
+        abort.abort(reason if isinstance(reason, str) else None)
+    else:
+        abort.set()
+
+
 def abort_reason(abort: asyncio.Event | None) -> str:
     """Why ``abort`` was set: its ``reason`` for an ``AbortSignal``, else ``aborted by the user``."""
     return abort.reason if isinstance(abort, AbortSignal) else USER_ABORT
 
 
-__all__ = ["USER_ABORT", "AbortSignal", "abort_reason"]
+__all__ = ["USER_ABORT", "AbortSignal", "abort_reason", "stop"]

@@ -44,7 +44,10 @@ _READERS = frozenset({b"read", b"mapfile", b"readarray", b"getopts", b"printf"})
 """Builtins that assign names given as words (`read n`, `printf -v n`)."""
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _NUMBER = re.compile(rb"-?(?:0[xX][0-9a-fA-F]+|\d+(?:#\w+)?)")
-_LET_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:[-+*/%&^|]|<<|>>)?=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)")
+_LET_NAME = re.compile(
+    r"([A-Za-z_]\w*)\s*(?:[-+*/%&^|]|<<|>>)?=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)"
+)
+"""The names a `let` word assigns (`i=0`, `n+=2`, `i++`, `--j`): they become numbers."""
 
 
 class _Arithmetic:
@@ -175,12 +178,12 @@ class _Arithmetic:
                 text = (word.text or b"").decode(errors="replace")
                 self.words.append((text, "let"))
                 for match in _LET_NAME.finditer(text):
-                    self.numeric.add(match.group(1) or match.group(2) or match.group(3))
+                    self.numeric.add(str(match.group(1) or match.group(2) or match.group(3)))
         elif head in _READERS:
             for word in arguments:
-                text = word.text or b""
-                if not text.startswith(b"-") and _NAME.fullmatch(text.decode(errors="replace")):
-                    self.given.add(text.decode())
+                value = word.text or b""
+                if not value.startswith(b"-") and _NAME.fullmatch(value.decode(errors="replace")):
+                    self.given.add(value.decode())
 
     def safe(self, name: str) -> bool:
         if name in _NUMERIC_SPECIALS or name in _BASH_NUMBERS:
@@ -213,7 +216,7 @@ class _Arithmetic:
                     continue
                 for name in _NAME.findall(text):
                     if not self.safe(name):
-                        return name
+                        return str(name)
                 if "$" in text or "`" in text:
                     return text
                 continue

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from shellpilot.scanner import bash_arith
 from shellpilot.scanner.bash_command import CommandJudge
 from shellpilot.scanner.bash_kinds import (
     BRANCHY,
@@ -30,7 +31,6 @@ from shellpilot.scanner.bash_simple import declaration, printed_by, simple
 from shellpilot.scanner.bash_source import BashSource
 from shellpilot.scanner.bash_words import WordReader, expand_braces
 from shellpilot.scanner.context import Cwds, ScanContext, union_cwds
-from shellpilot.scanner import bash_arith
 from shellpilot.scanner.scan_result import MAX_DEPTH, MAX_NESTING
 from shellpilot.scanner.words import Word
 

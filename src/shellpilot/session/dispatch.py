@@ -15,16 +15,24 @@ from pathlib import Path
 from typing import Any
 
 from shellpilot.errors import PermissionCorrected, PermissionRejected, ShellpilotError
+from shellpilot.process.abort import abort_reason, stop
 from shellpilot.session.models import ToolCompleted, ToolFailed, ToolPart, ToolRunning, now_ms
 from shellpilot.session.writer import SessionWriter
 from shellpilot.tool.base import Ask, ToolContext, allow_all
 from shellpilot.tool.registry import ToolRegistry
 
 ABORTED = "Tool execution aborted by the user."
+"""A tool part's error after a cancel that gave no other reason (see `aborted_text`)."""
 ABORT_GRACE_S = 10.0
 """After a cancel, how long running tools get to stop on their own (the shell tool kills
 its process group at once and forces it after ``shell.kill_grace_ms``) before they are
 cancelled outright, in seconds."""
+
+
+def aborted_text(abort: asyncio.Event) -> str:
+    """A stopped tool part's error: ``Tool execution <reason>.``, the reason an
+    ``AbortSignal`` carries (``terminated by SIGTERM``), else ``aborted by the user``."""
+    return f"Tool execution {abort_reason(abort)}."
 
 
 class CallOutcome(StrEnum):
@@ -98,8 +106,9 @@ async def run_call(env: CallEnv, part: ToolPart) -> tuple[ToolPart, CallOutcome]
             raise ShellpilotError(env.parse_errors[part.call_id])
         params = env.tools.parse(part.tool, started.input)
         result = await env.tools.get(part.tool).execute(params, ctx)
-    except asyncio.CancelledError:
-        _finish(env, holder[0], failed(ABORTED))
+    except asyncio.CancelledError as exc:
+        stop(env.abort, exc)
+        _finish(env, holder[0], failed(aborted_text(env.abort)))
         raise
     except PermissionCorrected as exc:
         return _finish(env, holder[0], failed(str(exc))), CallOutcome.ERROR
@@ -112,7 +121,8 @@ async def run_call(env: CallEnv, part: ToolPart) -> tuple[ToolPart, CallOutcome]
     state = holder[0].state
     meta = {**(state.metadata if isinstance(state, ToolRunning) else {}), **result.metadata}
     if env.abort.is_set():
-        text = f"{ABORTED}\n\nOutput before the abort:\n{result.output}" if result.output else ABORTED
+        why = aborted_text(env.abort)
+        text = f"{why}\n\nOutput before the abort:\n{result.output}" if result.output else why
         aborted = ToolFailed(
             input=started.input, error=text, title=result.title, metadata=meta, start_ms=started.start_ms
         )
@@ -140,8 +150,8 @@ async def run_calls(
     tasks = [asyncio.ensure_future(run_call(env, part)) for part in parts]
     try:
         results = list(await asyncio.gather(*tasks))
-    except asyncio.CancelledError:
-        env.abort.set()
+    except asyncio.CancelledError as exc:
+        stop(env.abort, exc)
         _, running = await asyncio.wait(tasks, timeout=ABORT_GRACE_S)
         for task in running:
             task.cancel()

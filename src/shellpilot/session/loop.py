@@ -18,6 +18,7 @@ from shellpilot.agent.model import Agent
 from shellpilot.agent.registry import AgentRegistry
 from shellpilot.config.model import Config
 from shellpilot.errors import ProviderError, ShellpilotError
+from shellpilot.process.abort import AbortSignal, stop
 from shellpilot.provider.base import ToolSpec
 from shellpilot.session.conversation import Conversation
 from shellpilot.session.dispatch import CallEnv, CallOutcome, run_calls
@@ -37,7 +38,7 @@ from shellpilot.session.step import StepResult, stream_step
 from shellpilot.session.stream_events import TurnFinished
 from shellpilot.session.subtask import TURN_RULES, ChildSessions, run_pending_subtask
 from shellpilot.session.system import Environment, environment, read_agents_md
-from shellpilot.session.turn import ABORTED, TurnResult, last_user, pending_subtask, result_of
+from shellpilot.session.turn import TurnResult, aborted_error, last_user, pending_subtask, result_of
 from shellpilot.tool.base import Ask, Tool, ToolContext, allow_all
 from shellpilot.tool.registry import ToolRegistry
 from shellpilot.tool.structured import StructuredOutputTool, structured_output_tool, system_line
@@ -336,7 +337,7 @@ class AgentLoop:
             writer=self.writer,
             project_dir=self.project_dir,
             agent=agent.name,
-            abort=asyncio.Event(),
+            abort=AbortSignal(),
             ask=self.asker(session_id, agent, extra),
             extra={"model": resolved.id, TURN_RULES: extra} if extra else {"model": resolved.id},
         )
@@ -382,9 +383,9 @@ class AgentLoop:
             self.writer.message(message)
             try:
                 result, outcomes = await self._step(plan, conversation, message, last)
-            except asyncio.CancelledError:
-                plan.env.abort.set()
-                self.close_message(message, None, error=ABORTED)
+            except asyncio.CancelledError as exc:
+                stop(plan.env.abort, exc)
+                self.close_message(message, None, error=aborted_error(plan.env.abort))
                 raise
             except ProviderError as exc:
                 self.close_message(message, None, error=error_of(exc))

@@ -311,7 +311,7 @@ class RunState:
             runner.shell_abort.abort(reason)
             await asyncio.wait([runner.shell_task])
         elif action is Action.STOP_LOOP and runner.loop_task is not None:
-            runner.loop_task.cancel()
+            runner.loop_task.cancel(reason)  # (the reason reaches the tool parts it stops)
             await asyncio.wait([runner.loop_task])
             if runner.loop_result is not None:
                 await asyncio.wait([runner.loop_result])

@@ -11,6 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from shellpilot.errors import Aborted, SessionNotFound, ToolError
+from shellpilot.process.abort import AbortSignal
 from shellpilot.session.dispatch import CallEnv, run_calls
 from shellpilot.session.models import (
     AssistantMessage,
@@ -22,7 +23,7 @@ from shellpilot.session.models import (
     ToolPending,
     UserMessage,
 )
-from shellpilot.session.turn import ABORTED
+from shellpilot.session.turn import aborted_error
 from shellpilot.tool.base import ToolContext
 from shellpilot.tool.registry import ToolRegistry
 from shellpilot.tool.task import BYPASS_AGENT_CHECK, CALLER_MODEL, SubtaskOutcome, SubtaskRequest, TaskTool
@@ -129,14 +130,14 @@ async def run_pending_subtask(loop: LoopOps, user: MessageWithParts, part: Subta
         writer=loop.writer,
         project_dir=loop.project_dir,
         agent=agent.name,
-        abort=asyncio.Event(),
+        abort=AbortSignal(),
         ask=loop.asker(info.session_id, agent, rules),
         extra={CALLER_MODEL: part.model or info.model, BYPASS_AGENT_CHECK: True, TURN_RULES: rules},
     )
     try:
         await run_calls(env, [call])
     except asyncio.CancelledError:
-        loop.close_message(message, None, error=ABORTED)
+        loop.close_message(message, None, error=aborted_error(env.abort))
         raise
     loop.close_message(message, None)
     follow = UserMessage(session_id=info.session_id, agent=info.agent, model=info.model)

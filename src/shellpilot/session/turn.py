@@ -6,11 +6,13 @@ the store, providers, tools.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from shellpilot.errors import Aborted
+from shellpilot.process.abort import USER_ABORT, abort_reason
 from shellpilot.session.models import (
     AssistantMessage,
     MessageError,
@@ -22,6 +24,13 @@ from shellpilot.session.models import (
 
 ABORTED = MessageError.of(Aborted())
 """The error recorded on an assistant message whose turn the user cancelled."""
+
+
+def aborted_error(abort: asyncio.Event) -> MessageError:
+    """The error of an assistant message whose turn was stopped: ``ABORTED``, or the reason
+    an ``AbortSignal`` carries (``terminated by SIGTERM``)."""
+    reason = abort_reason(abort)
+    return ABORTED if reason == USER_ABORT else MessageError.of(Aborted(reason))
 
 
 @dataclass(frozen=True)
