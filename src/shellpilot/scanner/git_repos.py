@@ -180,33 +180,52 @@ def _config_files(gitdir: str) -> list[str]:
 
 
 @lru_cache(maxsize=256)
-def _risky_text(path: str, mtime_ns: int, size: int) -> str | None:
-    """The first RISKY_WORDS word in a config file's text (cached per file version)."""
+def _risky_text(path: str, mtime_ns: int, size: int, top: str | None = None) -> str | None:
+    """The first RISKY_WORDS word in a config file's text (cached per file version).
+
+    `top`, for the git dir of a submodule, is the superproject's work tree: a
+    `worktree = PATH` line there whose path (relative to the git dir) stays under `top`
+    is the checkout git itself set and is not counted."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(1 << 20).lower()
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            text = fh.read(1 << 20)
     except OSError:
         return "unreadable config"
     if size > 1 << 20:
         return "config larger than 1 MiB"
     text = text.replace("\\\r\n", "").replace("\\\n", "")  # a value continued on the next line
+    if top is not None:
+        text = _WORKTREE_LINE.sub(lambda hit: _own_worktree(hit, os.path.dirname(path), top), text)
+    text = text.lower().replace("worktreeconfig", "")  # extensions.worktreeConfig reads config.worktree
     found = next((word for word in RISKY_WORDS if word in text), None)
     if found is None and _BANG_VALUE.search(text):
         return "a value run by a shell (!)"
     return found
 
 
-def _risky_file(path: str) -> str | None:
+_WORKTREE_LINE = re.compile(r"^[ \t]*worktree[ \t]*=[ \t]*([^\n]*?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
+
+
+def _own_worktree(hit: re.Match[str], gitdir: str, top: str) -> str:
+    value = hit.group(1)
+    if not value or any(c in value for c in '\\";#'):
+        return hit.group(0)
+    place = os.path.normpath(os.path.join(gitdir, value))
+    return "" if place.startswith(top.rstrip("/") + "/") else hit.group(0)
+
+
+def _risky_file(path: str, top: str | None = None) -> str | None:
     try:
         info = os.stat(path)
     except OSError:
         return None  # no such file: nothing in it
-    return _risky_text(path, info.st_mtime_ns, info.st_size)
+    return _risky_text(path, info.st_mtime_ns, info.st_size, top)
 
 
-def _risky_repo(gitdir: str) -> str | None:
-    """The first risky word in the config files of git dir `gitdir`, else None."""
-    return next((w for w in map(_risky_file, _config_files(gitdir)) if w is not None), None)
+def _risky_repo(gitdir: str, top: str | None = None) -> str | None:
+    """The first risky word in the config files of git dir `gitdir` (`top`: see
+    `_risky_text`), else None."""
+    return next((w for w in (_risky_file(f, top) for f in _config_files(gitdir)) if w is not None), None)
 
 
 def _hash_size(gitdir: str) -> int:
@@ -289,7 +308,7 @@ def risky_config(directory: str, gitdir: str | None = None) -> tuple[str, str] |
         seen.add((root, place))
         if len(seen) > _MAX_REPOS:
             return found[0], f"more than {_MAX_REPOS} nested repositories"
-        word = _risky_repo(place)
+        word = _risky_repo(place, found[0] if (root, place) != found else None)
         if word is not None:
             return root or place, word
         try:
