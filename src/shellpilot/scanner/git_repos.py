@@ -183,9 +183,9 @@ def _config_files(gitdir: str) -> list[str]:
 def _risky_text(path: str, mtime_ns: int, size: int, top: str | None = None) -> str | None:
     """The first RISKY_WORDS word in a config file's text (cached per file version).
 
-    `top`, for the git dir of a submodule, is the superproject's work tree: a
-    `worktree = PATH` line there whose path (relative to the git dir) stays under `top`
-    is the checkout git itself set and is not counted."""
+    `top` is the work tree of the repository git discovered: a `worktree = PATH` line
+    whose path (relative to the git dir) is `top` or under it (the line git itself writes
+    for a submodule's checkout) is not counted; one that leaves it is."""
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as fh:
             text = fh.read(1 << 20)
@@ -211,7 +211,8 @@ def _own_worktree(hit: re.Match[str], gitdir: str, top: str) -> str:
     if not value or any(c in value for c in '\\";#'):
         return hit.group(0)
     place = os.path.normpath(os.path.join(gitdir, value))
-    return "" if place.startswith(top.rstrip("/") + "/") else hit.group(0)
+    root = top.rstrip("/")
+    return "" if place == root or place.startswith(root + "/") else hit.group(0)
 
 
 def _risky_file(path: str, top: str | None = None) -> str | None:
@@ -308,7 +309,7 @@ def risky_config(directory: str, gitdir: str | None = None) -> tuple[str, str] |
         seen.add((root, place))
         if len(seen) > _MAX_REPOS:
             return found[0], f"more than {_MAX_REPOS} nested repositories"
-        word = _risky_repo(place, found[0] if (root, place) != found else None)
+        word = _risky_repo(place, found[0])
         if word is not None:
             return root or place, word
         try:
