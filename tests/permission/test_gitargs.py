@@ -29,7 +29,9 @@ ENV = {
 
 
 def git(*args: str, cwd: Path, check: bool = True) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, env=ENV, check=check, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=ENV, check=check, capture_output=True, text=True
+    ).stdout
 
 
 def _read_only(command: str, cwd: Path, project: Path) -> bool:

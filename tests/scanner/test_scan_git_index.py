@@ -50,7 +50,9 @@ def _project(tmp_path: Path, fmt: str) -> Path:
 
 def _expected(project: Path) -> list[str]:
     return sorted(
-        line.split("\t", 1)[1] for line in git("ls-files", "-s", cwd=project).splitlines() if line.startswith("160000")
+        line.split("\t", 1)[1]
+        for line in git("ls-files", "-s", cwd=project).splitlines()
+        if line.startswith("160000")
     )
 
 

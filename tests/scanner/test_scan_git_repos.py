@@ -90,7 +90,9 @@ def test_an_embedded_bare_repository_is_the_one_git_uses(embedded_bare: Path, co
     sh(command, embedded_bare)
     assert pwn.exists()  # git really found the bare repository and ran its textconv
     assert asks(command, embedded_bare, embedded_bare)
-    assert not is_read_only(["git", "log", "-p"], cwd=embedded_bare / "sub" / "evil", project_dir=embedded_bare)
+    assert not is_read_only(
+        ["git", "log", "-p"], cwd=embedded_bare / "sub" / "evil", project_dir=embedded_bare
+    )
     assert git_dir(str(embedded_bare / "sub" / "evil" / "objects")) == (
         str((embedded_bare / "sub" / "evil").resolve()),
         str((embedded_bare / "sub" / "evil").resolve()),
