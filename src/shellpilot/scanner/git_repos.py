@@ -233,13 +233,22 @@ def _hash_size(gitdir: str) -> int:
     """Bytes of an object id in the repository: 32 when its config names sha256."""
     for path in _config_files(gitdir):
         try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                text = fh.read(1 << 20).lower()
+            info = os.stat(path)
         except OSError:
             continue
-        if "objectformat" in text and "sha256" in text:
+        if _names_sha256(path, info.st_mtime_ns, info.st_size):
             return 32
     return 20
+
+
+@lru_cache(maxsize=64)
+def _names_sha256(path: str, mtime_ns: int, size: int) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(1 << 20).lower()
+    except OSError:
+        return False
+    return "objectformat" in text and "sha256" in text
 
 
 def _dot_git(place: str) -> str | None:
@@ -266,7 +275,8 @@ def _nested(root: str | None, gitdir: str) -> list[tuple[str | None, str]]:
                 break
     if root is None:
         return found
-    paths = list(gitlinks_in(os.path.join(gitdir, "index"), _hash_size(gitdir)))
+    index = os.path.join(gitdir, "index")
+    paths = list(gitlinks_in(index, _hash_size(gitdir))) if os.path.exists(index) else []
     try:
         with open(os.path.join(root, ".gitmodules"), encoding="utf-8", errors="replace") as fh:
             text = fh.read(1 << 20)
