@@ -215,6 +215,19 @@ def test_sh_has_no_pushd(tmp_path: Path) -> None:
     assert str(tmp_path / "victim") in found.writes
 
 
+@pytest.mark.skipif(shutil.which("sh") is None, reason="needs sh")
+def test_sh_reads_ampersand_greater_as_background_then_redirect(tmp_path: Path) -> None:
+    # dash runs `cd &` in the background and `>/dev/null sub` as a command: the touch
+    # lands here, where bash would put it in sub
+    (tmp_path / "sub").mkdir()
+    script = "cd &>/dev/null sub; touch made"
+    subprocess.run(["sh", "-c", script], cwd=tmp_path, capture_output=True, timeout=10, check=False)
+    if not (tmp_path / "made").exists():
+        pytest.skip("this sh reads &> as bash does")
+    found = scan(f"sh -c '{script}'", cwd=tmp_path, project_dir=tmp_path)
+    assert found.unknown and "*" in found.writes
+
+
 def test_time_after_leading_redirects_is_the_program(tmp_path: Path) -> None:
     # tree-sitter hangs `time cd ~` on the second leading redirect; bash runs /usr/bin/time
     found = scan("</dev/null <\\/dev/null time cd ~ && ls", cwd=tmp_path, project_dir=tmp_path)

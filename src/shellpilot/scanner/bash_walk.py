@@ -68,10 +68,15 @@ def scan_bash(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
 
 def scan_sh(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
     """`scan_bash` for a POSIX shell (`sh`, `dash`): it reads `$'\\x41'` and `{a,b}` as
-    plain text where bash reads them as `A` and two words, so text holding either is
-    unknown (the bash reading is scanned too). The `sh` entry of `ScanContext.grammars`."""
+    plain text where bash reads them as `A` and two words, and `&>` as `&` then `>`, so
+    text holding any of them is unknown (the bash reading is scanned too). The `sh` entry
+    of `ScanContext.grammars`."""
     if "$'" in source or _BRACES.search(source) is not None:
         ctx.builder.unknown("sh reads $'..' and {a,b} as plain text, unlike bash")
+    if "&>" in source:
+        # `cd &>/dev/null d; rm x`: sh runs `cd &` in the background and `>/dev/null d`
+        # as a command, so rm runs here, not in d
+        ctx.builder.unknown("sh reads &> as & (run in the background) and then >, unlike bash")
     return BashWalker(source, ctx, depth, BashShell(posix=True)).run(cwds)
 
 
