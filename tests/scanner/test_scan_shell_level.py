@@ -79,6 +79,12 @@ ROWS = [
     ("x='a[$(rm victim)]'; declare -i y=x", ""),
     ("x='a[$(rm victim)]'; let y=x", ""),
     ("for x in 'a[$(rm victim)]'; do echo $[x]; done", ""),
+    # a login or interactive shell first runs startup files the text does not show
+    ("printf '{bin}/rm victim\\n' > .profile; HOME=. bash -l -c true", ""),
+    ("printf '{bin}/rm victim\\n' > .bashrc; HOME=. bash -i -c true", ""),
+    ("printf '{bin}/rm victim\\n' > e.sh; ENV=./e.sh sh -i -c true", ""),
+    ("printf '{bin}/rm victim\\n' > .profile; HOME=. exec -l bash -c true", ""),
+    ("printf '{bin}/rm victim\\n' > .profile; HOME=. exec -a -sh sh -c true", ""),
     # eval, trap and `source /dev/stdin` read new text: a name being expanded around them
     # (an alias, a `hash -p` name) is looked up again inside it
     ("shopt -s expand_aliases\nalias zz=eval\nzz 'alias zz={bin}/rm\nzz victim'", "rm victim"),
