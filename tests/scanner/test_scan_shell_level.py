@@ -265,3 +265,15 @@ def test_arithmetic_on_numbers_the_text_gives_stays_known(tmp_path: Path) -> Non
         "echo ${x:-default} ${a[0]} ${a[@]}",
     ):
         assert not scan(command, cwd=tmp_path, project_dir=tmp_path).unknown, command
+
+
+def test_files_the_shell_writes_for_history_and_ulimit(tmp_path: Path) -> None:
+    # bash itself writes the history list to the file named (or to $HISTFILE)
+    subprocess.run(["bash", "-c", "history -w out.txt"], cwd=tmp_path, timeout=10, check=False)
+    assert (tmp_path / "out.txt").exists(), "bash must really write the file"
+    named = scan("history -w out.txt", cwd=tmp_path, project_dir=tmp_path)
+    assert list(named.writes) == [str(tmp_path / "out.txt")]
+    for command in ("HISTFILE=h; history -w", "ulimit -c unlimited; ./crash", "ulimit -Sc 100"):
+        found = scan(command, cwd=tmp_path, project_dir=tmp_path)
+        assert found.unknown and "*" in found.writes, command
+    assert not scan("history; ulimit -c 0; ulimit -n 1024", cwd=tmp_path, project_dir=tmp_path).unknown

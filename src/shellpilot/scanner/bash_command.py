@@ -337,6 +337,8 @@ class CommandJudge:
         if name in _DEFINERS and builtins and _BUILTIN_WRAPPERS.issuperset(wrappers):
             # (`flock f alias x=y` runs a program named alias: it defines nothing here)
             self.define(name, real[1:])
+        if name in ("history", "ulimit") and builtins:
+            self.shell_files(name, real[1:], run_cwds)
         # the walker judges a plain `let` and `declare -i` by the values it can see; written
         # any other way (`$'let'`, `builtin let`, `"declare" -i`) it is not seen
         if (
@@ -664,6 +666,21 @@ class CommandJudge:
             self.builder.unknown(f"{name} to a glob {operands[0].raw}: where it leads is not in the text")
             return None
         return self.resolver.cd(operands[0] if operands else None, cwds, name)
+
+    def shell_files(self, name: str, args: list[Word], cwds: Cwds) -> None:
+        """Files the shell itself writes for a builtin: `history -w/-a [FILE]` (without a
+        FILE, $HISTFILE, which the text may have moved: unknown) and `ulimit -c N`, after
+        which a crashing program leaves a core file wherever the kernel says."""
+        flags = "".join(w.value[1:] for w in args if w.value[:1] == "-" and not w.dynamic)
+        operands = [w for w in args if w.value[:1] != "-" or w.dynamic]
+        if name == "history" and ("w" in flags or "a" in flags):
+            if not operands:
+                self.builder.unknown("history -w/-a writes $HISTFILE, which the text may have set")
+            for word in operands:
+                self.resolver.check(word, cwds, name)
+                self.resolver.target(word, cwds)
+        elif name == "ulimit" and "c" in flags and any(w.dynamic or w.value != "0" for w in operands):
+            self.builder.unknown("ulimit -c lets a crashing program write a core file")
 
     def find_exec(self, args: list[Word], cwds: Cwds) -> None:
         """`find ... -exec CMD ARGS ;`: CMD is judged like any command."""
