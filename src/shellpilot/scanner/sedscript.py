@@ -1,4 +1,4 @@
-"""Reads a sed script the way GNU sed compiles it: its commands, which run programs, which files they write or read.
+"""Reads a sed script the way GNU sed compiles it: its commands, what they run, write and read.
 
 Owns: GNU sed's script syntax (addresses, regexes and their bracket expressions, s and y,
 text, labels, file names). Must not touch: sed's options or operand files (readonly.py,
@@ -207,8 +207,8 @@ class _Reader:
         elif ch == "s":
             runs, file = self.substitute()
         elif ch == "y":
-            delimiter = self.next()
-            if self.delimited(delimiter, regex=False) is None or self.delimited(delimiter, regex=False) is None:
+            delimiter = self.next()  # (no regexes: brackets protect nothing in y)
+            if any(self.delimited(delimiter, regex=False) is None for _ in range(2)):
                 raise _Stop("unterminated `y' command")
             self.end_of_command()
         else:
