@@ -24,7 +24,8 @@ Parsed = list[tuple[str, bool, str | None]]
 def _has_debug() -> bool:
     if not shutil.which("sed"):
         return False
-    done = subprocess.run(["sed", "--debug", "-n", "p"], stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    argv = ["sed", "--debug", "-n", "p"]
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
     return done.returncode == 0 and "SED PROGRAM:" in done.stdout
 
 
@@ -224,6 +225,20 @@ def test_commands_before_an_error_are_kept() -> None:
     assert not read.understood and "unterminated" in read.error
 
 
+def test_a_delimiter_of_more_than_one_byte_is_not_read() -> None:
+    """sed takes one byte as the delimiter (in UTF-8 it refuses `§`; in the C locale it
+    would split the character): the reader does not guess."""
+    assert not read_script("s§a§b§").understood
+    assert not is_safe_script("s§a§b§", files_ok=True)
+    assert read_script("s/§[§/]/x/").understood  # (other characters are plain)
+
+
+def test_files_ok_accepts_files_but_never_running() -> None:
+    assert is_safe_script("s/[/]/x/w out", files_ok=True)
+    assert not is_safe_script("s/[/]/x/w out")
+    assert not is_safe_script("s/[/]/x/;e", files_ok=True)
+
+
 @needs_debug
 def test_sed_really_creates_the_w_file_before_a_later_error(tmp_path: Path) -> None:
     assert sed_parse("w early\ns/[[:alpha:/]/x/", tmp_path) is None
@@ -273,7 +288,12 @@ def test_sed_really_runs_or_writes_and_is_not_read_only(command: str, made: str,
 
 @pytest.mark.parametrize(
     "command",
-    ["sed -n 's/[/]/x/p' README", "sed -n '/[/]/p' README", "sed 's/a/[/' README", "sed -n '/x/{p;q}' README"],
+    [
+        "sed -n 's/[/]/x/p' README",
+        "sed -n '/[/]/p' README",
+        "sed 's/a/[/' README",
+        "sed -n '/x/{p;q}' README",
+    ],
 )
 def test_brackets_alone_stay_read_only(command: str, tree: Path) -> None:
     assert is_read_only(shlex.split(command), cwd=tree, project_dir=tree, text=command)
