@@ -171,6 +171,19 @@ def test_readers_of_outside_files_name_their_directory(places: tuple[Path, Path]
     assert str(outside) in found.dirs, found.dirs
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["[ -e {O}/secret ] && echo y", "[[ -f {O}/secret ]]", "[ ! -r {O}/secret ]", "[[ {O}/secret -nt x ]]"],
+)
+def test_a_file_test_outside_names_its_directory(places: tuple[Path, Path], command: str) -> None:
+    # bash stats the file: whether ~/.ssh/id_rsa exists is something outside the project
+    project, outside = places
+    found = scan(command.replace("{O}", str(outside)), cwd=project, project_dir=project)
+    assert str(outside) in found.dirs, found.dirs
+    for inside in ('[ -f "$x" ]', "[[ -d src ]]", "[[ -n $x ]]"):
+        assert scan(inside, cwd=project, project_dir=project).dirs == (), inside
+
+
 def test_an_unknown_program_s_words_that_are_no_places_stay_out_of_dirs(places: tuple[Path, Path]) -> None:
     project, _ = places
     for command in ("mytool /", "mytool https://example.com/x", "ssh host cat /etc/passwd", "mytool a/b"):

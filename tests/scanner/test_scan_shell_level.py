@@ -79,6 +79,12 @@ ROWS = [
     ("x='a[$(rm victim)]'; declare -i y=x", ""),
     ("x='a[$(rm victim)]'; let y=x", ""),
     ("for x in 'a[$(rm victim)]'; do echo $[x]; done", ""),
+    # a login or interactive shell first runs startup files the text does not show
+    ("printf '{bin}/rm victim\\n' > .profile; HOME=. bash -l -c true", ""),
+    ("printf '{bin}/rm victim\\n' > .bashrc; HOME=. bash -i -c true", ""),
+    ("printf '{bin}/rm victim\\n' > e.sh; ENV=./e.sh sh -i -c true", ""),
+    ("printf '{bin}/rm victim\\n' > .profile; HOME=. exec -l bash -c true", ""),
+    ("printf '{bin}/rm victim\\n' > .profile; HOME=. exec -a -sh sh -c true", ""),
     # eval, trap and `source /dev/stdin` read new text: a name being expanded around them
     # (an alias, a `hash -p` name) is looked up again inside it
     ("shopt -s expand_aliases\nalias zz=eval\nzz 'alias zz={bin}/rm\nzz victim'", "rm victim"),
@@ -213,6 +219,19 @@ def test_sh_has_no_pushd(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     found = scan("sh -c 'pushd sub; rm victim'", cwd=tmp_path, project_dir=tmp_path)
     assert str(tmp_path / "victim") in found.writes
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="needs sh")
+def test_sh_reads_ampersand_greater_as_background_then_redirect(tmp_path: Path) -> None:
+    # dash runs `cd &` in the background and `>/dev/null sub` as a command: the touch
+    # lands here, where bash would put it in sub
+    (tmp_path / "sub").mkdir()
+    script = "cd &>/dev/null sub; touch made"
+    subprocess.run(["sh", "-c", script], cwd=tmp_path, capture_output=True, timeout=10, check=False)
+    if not (tmp_path / "made").exists():
+        pytest.skip("this sh reads &> as bash does")
+    found = scan(f"sh -c '{script}'", cwd=tmp_path, project_dir=tmp_path)
+    assert found.unknown and "*" in found.writes
 
 
 def test_time_after_leading_redirects_is_the_program(tmp_path: Path) -> None:

@@ -215,10 +215,37 @@ def plain_expansions(text: str) -> list[tuple[str, bool]] | None:
     return found
 
 
+BASH_SET = frozenset(
+    {
+        "_",
+        "BASH_COMMAND",
+        "BASH_REMATCH",
+        "BASH_EXECUTION_STRING",
+        "BASH_ARGV",
+        "BASH_ARGV0",
+        "BASH_SOURCE",
+        "FUNCNAME",
+        "OLDPWD",
+        "PWD",
+        "DIRSTACK",
+        "REPLY",
+        "MAPFILE",
+        "OPTARG",
+        "COPROC",
+    }
+)
+"""Variables bash itself sets from what the line's other commands do, their names never
+written: ``$_`` is the last word of the command before (``true '/etc/*'; echo $_``),
+``BASH_REMATCH`` what ``[[ =~ ]]`` matched, ``OLDPWD``/``PWD`` where ``cd`` went."""
+
+
 def assigned_in(name: str, line: str) -> bool:
     """Could ``line`` set variable ``name``: does the name appear in it other than as
-    ``$name`` or ``${name}`` (``name=..``, ``read name``, ``for name in``, ``export name``)?
-    Special parameters (``?``, ``#``, ``$``...) are never assigned by a command line."""
+    ``$name`` or ``${name}`` (``name=..``, ``read name``, ``for name in``, ``export name``),
+    or is it one bash sets itself (``BASH_SET``)? Special parameters (``?``, ``#``,
+    ``$``...) are never assigned by a command line."""
+    if name in BASH_SET:
+        return True
     if not (name[0].isalpha() or name[0] == "_"):
         return False
     rest = re.sub(r"\$\{?" + re.escape(name) + r"\b\}?", "", line)
@@ -301,6 +328,7 @@ def expansions_allowed(name: str, text: str, line: str | None, printers: frozens
 
 
 __all__ = [
+    "BASH_SET",
     "PRINTERS",
     "QUOTED",
     "assigned_in",

@@ -55,11 +55,22 @@ class _Where:
         if "$" in arg or "`" in arg:
             return False
         cut = _GLOB.search(arg)
+        if cut and not self._place_inside(arg, readable):
+            return False  # a quoted `[`: `cat 'h[1].txt'` names a file (maybe a link out)
+        return self._place_inside(self._before_glob(arg, cut), readable)
+
+    @staticmethod
+    def _before_glob(arg: str, cut: re.Match[str] | None) -> str:
+        """The directory part of ``arg`` before its first glob character (all of it without one)."""
         text = arg[: cut.start()] if cut else arg
         if cut and "/" in text:
             text = text[: text.rindex("/") + 1]
         elif cut:
             text = ""
+        return text
+
+    def _place_inside(self, text: str, readable: tuple[Path, ...]) -> bool:
+        """Is the path ``text`` (taken literally) in the project or a readable root, links resolved?"""
         if text.startswith("~"):
             if text not in ("~",) and not text.startswith("~/"):
                 return False  # ~user
@@ -84,6 +95,9 @@ class _Where:
 
 
 Judge = Callable[[list[str], _Where], bool]
+
+_PARAMETER = re.compile(r"\$(?:\{[^}]*\}|\w+|[?#$!@*0-9-])")
+"""A parameter expansion (``$HOME``, ``${HOME}``, ``$?``): its ``?`` or ``*`` is no glob."""
 
 
 def _all_inside(paths: list[str], where: _Where) -> bool:
@@ -130,8 +144,10 @@ def _echo(args: list[str], where: _Where) -> bool:
 
 
 def _printf(args: list[str], where: _Where) -> bool:
-    """printf prints its arguments; ``-v NAME`` would assign a variable instead: refused."""
-    return not args or not args[0].startswith("-v")
+    """printf prints its arguments; ``-v NAME`` would assign a variable instead: refused,
+    and so is a first word that is a parameter expansion, whose value may be ``-v``
+    (``true -v; printf "$_" PATH tools`` sets PATH)."""
+    return not args or not (args[0].startswith("-v") or "$" in args[0])
 
 
 DEVICES = frozenset({"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"})
@@ -471,8 +487,9 @@ def _expansions_safe(argv: list[str], text: str | None, where: _Where) -> bool:
     for word, mask in zip(argv[1:], masks[1:], strict=True):
         if has_brace_expansion(mask):
             return False
-        if "$" in word and text is not None:
+        if "$" in word and text is not None and not has_glob(_PARAMETER.sub("", mask)):
             continue  # a printer's parameter expansion (judged by expansions_allowed)
+        # (`echo /etc/*$X` still lists /etc: a glob beside an expansion is no safer)
         if has_glob(mask) and not glob_is_safe(word, base, where.inside):
             return False
     return True

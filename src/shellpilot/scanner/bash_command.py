@@ -104,6 +104,20 @@ killall find docker kubectl
 _BEHIND = frozenset(_BEHIND_NAMES.split())
 
 
+def _login_argv0(words: list[Word]) -> bool:
+    """Whether `exec`'s options among `words` start the program as a login shell: `-l`,
+    or `-a NAME` with a NAME starting with `-` (a shell reads that as login)."""
+    for i, word in enumerate(words):
+        value = word.value
+        if word.dynamic or (value[:1] == "-" and "l" in value[1:] and not value.startswith("--")):
+            return True
+        if value == "-a" and i + 1 < len(words):
+            after = words[i + 1]
+            if after.dynamic or after.value.startswith("-"):
+                return True
+    return False
+
+
 class CommandJudge:
     """Judges the simple commands of one bash text (see `judge`)."""
 
@@ -246,6 +260,9 @@ class CommandJudge:
                 index = unwrapped.index
                 head = words[index]
                 name = head.value
+                if "exec" in wrappers and name in POSIX_SHELLS and _login_argv0(words[:index]):
+                    # `exec -l bash -c x`, `exec -a -sh sh -c x`: a login shell runs ~/.profile
+                    builder.unknown(f"exec makes {name} a login shell, which runs startup files")
                 if unwrapped.package and not head.dynamic:
                     name = package_name(name)
                 programs = self.shell.hashed.get(name)

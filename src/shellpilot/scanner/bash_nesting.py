@@ -37,6 +37,12 @@ def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanC
             i += 1
             break
         if value[:1] in "-+" and len(value) > 1 and not args[i].dynamic:
+            if value in _STARTUP_LONG or (
+                value[0] == "-" and value[1] != "-" and set(value[1:]) & {"i", "l"}
+            ):
+                # a login or interactive shell first runs ~/.profile, ~/.bashrc, $ENV or
+                # the file named: commands the text does not show (`HOME=. bash -l -c x`)
+                ctx.builder.unknown(f"{name} {value} runs startup files, which cannot be seen")
             if value.startswith("--"):
                 i += 1
                 continue
@@ -67,6 +73,10 @@ def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanC
         ctx.nest(_grammar(name), stdin, cwds, depth + 1, f"{name} <<")
     else:
         builder.unknown(f"{name} reads the commands it runs from standard input")
+
+
+_STARTUP_LONG = frozenset({"--login", "--interactive", "--rcfile", "--init-file"})
+"""Long options that make a shell read a startup file (`-i` and `-l` among short ones)."""
 
 
 def _grammar(name: str) -> Grammar:

@@ -68,7 +68,7 @@ def printed_by(w: Walker, node: Node) -> str | None:
         if word.dynamic:
             return None
         argv.append(word.value)
-    return printed(argv)
+    return printed(argv, posix=w.shell.posix)
 
 
 def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:

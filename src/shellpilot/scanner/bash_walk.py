@@ -68,10 +68,15 @@ def scan_bash(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
 
 def scan_sh(source: str, cwds: Cwds, ctx: ScanContext, depth: int) -> Cwds:
     """`scan_bash` for a POSIX shell (`sh`, `dash`): it reads `$'\\x41'` and `{a,b}` as
-    plain text where bash reads them as `A` and two words, so text holding either is
-    unknown (the bash reading is scanned too). The `sh` entry of `ScanContext.grammars`."""
+    plain text where bash reads them as `A` and two words, and `&>` as `&` then `>`, so
+    text holding any of them is unknown (the bash reading is scanned too). The `sh` entry
+    of `ScanContext.grammars`."""
     if "$'" in source or _BRACES.search(source) is not None:
         ctx.builder.unknown("sh reads $'..' and {a,b} as plain text, unlike bash")
+    if "&>" in source:
+        # `cd &>/dev/null d; rm x`: sh runs `cd &` in the background and `>/dev/null d`
+        # as a command, so rm runs here, not in d
+        ctx.builder.unknown("sh reads &> as & (run in the background) and then >, unlike bash")
     return BashWalker(source, ctx, depth, BashShell(posix=True)).run(cwds)
 
 
@@ -87,6 +92,31 @@ def _special(data: bytes) -> str | None:
             continue
         return match.group(0).decode(errors="replace")
     return None
+
+
+_FILE_TESTS = frozenset(b"-a -b -c -d -e -f -g -h -k -p -r -s -u -w -x -G -L -N -O -S".split())
+_FILE_PAIRS = frozenset({b"-nt", b"-ot", b"-ef"})
+
+
+def _probed(node: Node) -> list[Node]:
+    """The operands of a test's file tests (`-e x`, `-f x`, `a -nt b`...)."""
+    found: list[Node] = []
+    todo = list(node.children)
+    while todo:
+        child = todo.pop()
+        kind = child.type
+        if kind in SUBSTITUTIONS:
+            continue
+        children = child.children
+        if kind == "unary_expression" and len(children) == 2 and children[0].type == "test_operator":
+            if children[0].text in _FILE_TESTS:
+                found.append(children[1])
+                continue
+        elif kind == "binary_expression" and len(children) == 3 and children[1].text in _FILE_PAIRS:
+            found += [children[0], children[2]]
+            continue
+        todo.extend(children)
+    return found
 
 
 def _test_words(node: Node) -> list[Node]:
@@ -283,8 +313,10 @@ class BashWalker:
             self.builder.seen = True
             if kind != "test_command":
                 self.environment(node, cwds)
-            elif node.child_count and node.children[0].type == "[":
-                self.globs(_test_words(node), cwds)  # `[ -e */x ]` is a command: its words are listed
+            else:
+                if node.child_count and node.children[0].type == "[":
+                    self.globs(_test_words(node), cwds)  # `[ -e */x ]` is a command: its words are listed
+                self.probes(node, cwds)
             self.nested(node, cwds)
             for child in node.children:  # `x=(~/.ssh/*)`: an array's globs are listed
                 if self.kinds[child.kind_id] == "array":
@@ -324,6 +356,20 @@ class BashWalker:
             raw = self.source.of(child) if kind != "for_statement" else label.decode() + "="
             dynamic = "$" in raw or "`" in raw
             self.builder.command(raw, [raw], dynamic, always=raw, cwds=cwds or ())
+
+    def probes(self, node: Node, cwds: Cwds) -> None:
+        """The files a test looks at (`[ -e ~/.ssh/id_rsa ]`, `[[ a -nt /x ]]`): an outside
+        one names its directory, as a reader's operand does. Dynamic operands are left to
+        the commands that use them."""
+        resolver = self.ctx.resolver
+        for operand in _probed(node):
+            if operand.type == "unary_expression":  # tree-sitter's `~` `/x` for `~/x`
+                raw = self.source.of(operand)
+                word = Word.literal(raw) if "$" not in raw and "`" not in raw else None
+            else:
+                word = self.words.word(operand, cwds)
+            if word is not None and not word.dynamic and word.value:
+                resolver.check(word, cwds, "test")
 
     def chain(self, node: Node, cwds: Cwds) -> Cwds:
         """An `&&` / `||` list. The grammar nests a chain to the left (`a && b && c` is

@@ -13,12 +13,43 @@ from shellpilot.scanner.bash_words import ansi_text
 _CONVERSION = re.compile(r"%(.)")
 
 
-def printed(argv: list[str]) -> str | None:
+_DASH_ESCAPE = re.compile(r"\\(0[0-7]{0,3}|[abcfnrtv\\])")
+_DASH_CHARS = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
+
+
+def _dash_echo(args: list[str]) -> str:
+    """What dash's `echo` prints: only `-n` is an option, and it always reads `\\n`,
+    `\\t`, `\\0NNN` (octal)... and stops everything at `\\c`."""
+    newline = True
+    if args and args[0] == "-n":
+        newline = False
+        args = args[1:]
+    out: list[str] = []
+    text = " ".join(args)
+    end = 0
+    for match in _DASH_ESCAPE.finditer(text):
+        out.append(text[end : match.start()])
+        code = match.group(1)
+        if code == "c":
+            return "".join(out)
+        out.append(chr(int(code[1:] or "0", 8) & 0xFF) if code[0] == "0" else _DASH_CHARS[code])
+        end = match.end()
+    out.append(text[end:])
+    return "".join(out) + ("\n" if newline else "")
+
+
+def printed(argv: list[str], *, posix: bool = False) -> str | None:
     """The output of `echo ARGS` / `printf FORMAT ARGS` (argv with the name), or `None`
-    when it is not one of them or its output cannot be told (a `%d` format...)."""
+    when it is not one of them or its output cannot be told (a `%d` format...).
+    `posix`: as a POSIX sh (dash) prints it: its echo reads backslash escapes, and its
+    printf knows no `\\x`, `\\u` or `\\e` (those make the output unknown)."""
     if not argv:
         return None
     name, args = argv[0], list(argv[1:])
+    if name == "echo" and posix:
+        return _dash_echo(args)
+    if name == "printf" and posix and any(re.search(r"\\[xuUeE]", a) for a in args):
+        return None
     if name == "echo":
         newline, escapes = True, False
         while args and len(args[0]) > 1 and args[0][0] == "-" and set(args[0][1:]) <= set("neE"):

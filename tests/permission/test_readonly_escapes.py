@@ -1,0 +1,100 @@
+"""Shapes an adversary found running with no prompt: each row first runs in real bash and
+must really reach outside the read-only set (a project program runs, an outside folder is
+listed, a file behind a link is read); the default policy must then ask.
+
+- ``printf`` whose first word is an expansion may be ``printf -v NAME``;
+- variables bash sets from the line's other commands (``$_``, ``BASH_REMATCH``) are not
+  the user's values: unquoted, they are split and globbed;
+- a glob beside an expansion (``/etc/*$X``) is still listed;
+- a quoted ``[`` is no glob: ``cat 'h[1].txt'`` reads that file, maybe a link out.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from shellpilot.oracle.prompts import Gate
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+
+@pytest.fixture
+def places(tmp_path: Path) -> tuple[Path, Path]:
+    """(project, outside): the project holds a program `tools/ls` that leaves a mark,
+    a link `h[1].txt` to an outside file and a link `app/[x]` to the outside folder."""
+    project = tmp_path / "proj"
+    outside = tmp_path / "outside"
+    (project / "tools").mkdir(parents=True)
+    (project / "app").mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text("TOPSECRET\n")
+    fake = project / "tools" / "ls"
+    fake.write_text(f"#!/bin/sh\necho ran > {tmp_path / 'mark'}\n")
+    fake.chmod(0o755)
+    (project / "h[1].txt").symlink_to(outside / "secret.txt")
+    (project / "app" / "[x]").symlink_to(outside)
+    return project, outside
+
+
+def _bash(project: Path, command: str) -> str:
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=False,
+        env={**os.environ, "PATH": "/usr/bin:/bin"},
+    )
+    return done.stdout
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "true -v; printf $_ PATH tools; ls",
+        'true -v; printf "$_" PATH tools; ls',
+        "[[ -vPATH =~ .* ]]; printf $BASH_REMATCH tools; ls",
+    ],
+)
+def test_printf_made_into_an_assignment_asks(places: tuple[Path, Path], command: str, tmp_path: Path) -> None:
+    project, _ = places
+    _bash(project, command)
+    assert (tmp_path / "mark").exists(), "bash must really run the project's tools/ls"
+    gate = Gate(project, tmp_path / "data")
+    assert gate.asks(gate.plan(command)) != []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo {O}/*$NOPE",
+        "true '{O}/*'; echo $_",
+        "[[ {O}/* =~ .* ]] && echo $BASH_REMATCH",
+        "cat 'h[1].txt'",
+        "ls 'app/[x]/'",
+        "head 'app/[x]/secret.txt'",
+    ],
+)
+def test_reads_outside_through_expansions_and_bracket_names_ask(
+    places: tuple[Path, Path], command: str, tmp_path: Path
+) -> None:
+    project, outside = places
+    command = command.replace("{O}", str(outside))
+    printed = _bash(project, command)
+    assert "secret.txt" in printed or "TOPSECRET" in printed, "bash must really reach outside"
+    gate = Gate(project, tmp_path / "data")
+    assert gate.asks(gate.plan(command)) != []
+
+
+def test_plain_printers_and_globs_inside_stay_silent(places: tuple[Path, Path], tmp_path: Path) -> None:
+    project, _ = places
+    (project / "notes.md").write_text("x\n")
+    gate = Gate(project, tmp_path / "data")
+    for command in ("echo $HOME", 'echo "$_"', 'printf "%s\\n" "$HOME"', "cat notes*", "ls tools/*"):
+        assert gate.asks(gate.plan(command)) == [], command
