@@ -79,6 +79,9 @@ ROWS = [
     ("x='a[$(rm victim)]'; declare -i y=x", ""),
     ("x='a[$(rm victim)]'; let y=x", ""),
     ("for x in 'a[$(rm victim)]'; do echo $[x]; done", ""),
+    ("x='a[$(rm victim)]'; $'let' y=x", ""),
+    ("x='a[$(rm victim)]'; builtin let y=x", ""),
+    ("x='a[$(rm victim)]'; \"declare\" -i y=x", ""),
     # a login or interactive shell first runs startup files the text does not show
     ("printf '{bin}/rm victim\\n' > .profile; HOME=. bash -l -c true", ""),
     ("printf '{bin}/rm victim\\n' > .bashrc; HOME=. bash -i -c true", ""),

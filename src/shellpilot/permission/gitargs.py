@@ -132,13 +132,22 @@ def _sub_parse(sub: str, args: list[str]) -> Parsed | None:
 
 
 def is_read_only_git(
-    args: list[str], inside: Inside, plain_repo: Callable[[list[str]], bool] | None = None
+    args: list[str],
+    inside: Inside,
+    plain_repo: Callable[[list[str]], bool] | None = None,
+    top_inside: Callable[[list[str]], bool] | None = None,
 ) -> bool:
     """True when ``git <args>`` only reads the repository (``args`` excludes ``git``).
 
     ``plain_repo(dirs)``, when given, is asked with the global ``-C`` directories (in
     order, each relative to the one before) whether the repository git will use has a
-    config that runs no program (readonly.py, gitconfig.py).
+    config that runs no program (readonly.py, gitconfig.py). ``top_inside(dirs)``, when
+    given, says whether that repository's top level is inside the project; when it is
+    not (a monorepo folder, a dotfiles repository in ``$HOME``), operands that name a
+    file by the repository's top (``REV:path``, ``:path``, pathspec magic ``:/``,
+    ``:(top)``) or climb above the cwd (``REV:../x``) and ``-L`` ranges make it ask.
+    Pretty formats with a signature placeholder (``%G?``, ``%GS``...: git runs gpg)
+    make it ask anywhere.
 
     ``inside(path)`` says whether a path stays in the project (symlinks resolved); it
     bounds ``-C`` directories and every operand, revisions included (``HEAD~1`` reads as
@@ -169,13 +178,43 @@ def is_read_only_git(
         return False
     if not _read_files_inside(args[i + 1 :], inside):
         return False
+    if any(_SIGNATURE_FORMAT.search(arg) for arg in args[i + 1 :]):
+        return False
     parsed = _sub_parse(args[i], args[i + 1 :])
     if parsed is None:
         return False
     before = [op for op in parsed.operands if op not in parsed.after_dashdash]
     if any(_LEADING_GLOB.match(op) or "`" in op for op in before):
         return False
-    return all(_operand_inside(op, dirs, inside) for op in parsed.operands)
+    if not all(_operand_inside(op, dirs, inside) for op in parsed.operands):
+        return False
+    if top_inside is None or top_inside(dirs):
+        return True
+    return not parsed.has("-L") and all(_names_no_file_by_top(op, dirs, inside) for op in parsed.operands)
+
+
+_SIGNATURE_FORMAT = re.compile(r"%[-+ ]?G|%\(signature")
+"""A pretty-format placeholder that verifies a signature (``%G?``, ``%+GS``, ``%GK``...;
+``%(signature...)`` of newer git's ref formats): git runs gpg (or ssh-keygen) for it."""
+
+_STAGE = re.compile(r":[0-3]:")
+
+
+def _names_no_file_by_top(operand: str, dirs: list[str], inside: Inside) -> bool:
+    """For a repository whose top is outside the project: an operand with no ``:`` is a
+    revision or a cwd-relative path (checked elsewhere). ``REV:./path``, ``REV:../path``
+    and ``:[N:]./path`` name a file relative to the cwd, which must stay inside; any other
+    ``:`` form names one relative to the top (``HEAD:secret``, ``:/``, ``:(top)x``,
+    ``:!x``) or cannot be told apart (a ``:`` inside ``^{...}``)."""
+    if ":" not in operand:
+        return True
+    if "{" in operand:
+        return False
+    stage = _STAGE.match(operand)
+    path = operand[stage.end() :] if stage else operand.partition(":")[2]
+    if path not in (".", "..") and not path.startswith(("./", "../")):
+        return False
+    return _operand_inside(path, dirs, inside)
 
 
 # Options of the read-only subcommands whose value is a file git reads (rev-parse and

@@ -367,20 +367,28 @@ _GREP_FOLLOWS = ("-R", "--dereference-recursive")
 
 
 def _git(args: list[str], where: _Where) -> bool:
-    """Read-only git: the argv (gitargs.py), and a repository whose own config runs no
-    program (gitconfig.py: a cloned repo's `core.fsmonitor` would run on `git status`)."""
+    """Read-only git: the argv (gitargs.py), a repository whose own config runs no
+    program (gitconfig.py: a cloned repo's `core.fsmonitor` would run on `git status`),
+    and, when the repository's top is above the project, no operand naming a file by it."""
     from shellpilot.permission.gitargs import is_read_only_git
-    from shellpilot.permission.gitconfig import repo_config_runs_programs
+    from shellpilot.permission.gitconfig import repo_config_runs_programs, repo_top
 
-    def plain_repo(dirs: list[str]) -> bool:
+    def places(dirs: list[str]) -> list[Path]:
         folder = where.cwd or where.project or Path.cwd()
-        places = [folder]
+        found = [folder]
         for directory in dirs:  # git -C a -C b: each relative to the one before
             folder = folder / directory
-            places.append(folder)
-        return not any(repo_config_runs_programs(place) for place in places)
+            found.append(folder)
+        return found
 
-    return is_read_only_git(args, where.in_project, plain_repo)
+    def plain_repo(dirs: list[str]) -> bool:
+        return not any(repo_config_runs_programs(place) for place in places(dirs))
+
+    def top_inside(dirs: list[str]) -> bool:
+        top = repo_top(places(dirs)[-1])
+        return top is None or where.in_project(str(top))
+
+    return is_read_only_git(args, where.in_project, plain_repo, top_inside)
 
 
 _JUDGES: dict[str, Judge] = {

@@ -104,6 +104,10 @@ killall find docker kubectl
 _BEHIND = frozenset(_BEHIND_NAMES.split())
 
 
+_ARITHMETIC = frozenset({"let", "declare", "typeset", "local", "export", "readonly"})
+"""Builtins that evaluate words as arithmetic (`let`; the others with `-i`)."""
+
+
 def _login_argv0(words: list[Word]) -> bool:
     """Whether `exec`'s options among `words` start the program as a login shell: `-l`,
     or `-a NAME` with a NAME starting with `-` (a shell reads that as login)."""
@@ -333,6 +337,14 @@ class CommandJudge:
         if name in _DEFINERS and builtins and _BUILTIN_WRAPPERS.issuperset(wrappers):
             # (`flock f alias x=y` runs a program named alias: it defines nothing here)
             self.define(name, real[1:])
+        # the walker judges a plain `let` and `declare -i` by the values it can see; written
+        # any other way (`$'let'`, `builtin let`, `"declare" -i`) it is not seen
+        if (
+            name in _ARITHMETIC
+            and (index or head.raw != name or name != "let")
+            and (name == "let" or any(w.value[:1] == "-" and "i" in w.value for w in real[1:]))
+        ):
+            builder.unknown(f"{head.raw} evaluates its words as arithmetic, which may run a command")
         hidden = runs_from_arguments(name, real[1:])
         if hidden is not None:
             builder.unknown(hidden)

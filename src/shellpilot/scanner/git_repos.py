@@ -1,6 +1,7 @@
 """Which git repositories a git command reads its config from, and whether that config
-runs programs: the cwd's repository (a `.git` directory or a gitfile), and the
-submodules under it, which `git status`, `git diff` and others recurse into.
+runs programs: the repository git discovers from the cwd (a `.git` directory, a gitfile
+or a bare repository, by git's own rules), and the submodules and gitlinks under it,
+which `git status`, `git diff` and others recurse into.
 
 Owns: finding repositories and reading their config files for settings that run a
 program (`core.fsmonitor`, pagers, filters, textconv, aliases with `!`, includes...).
@@ -10,45 +11,143 @@ Must not touch: git's argv (bash_git.py) or rules. Reads files; never runs git.
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
+
+from shellpilot.scanner.git_index import IndexUnreadable, gitlinks_in
 
 RISKY_WORDS = (
     "fsmonitor",  # core.fsmonitor: runs a hook on status, diff, add, commit...
     "pager",  # core.pager, pager.<cmd>
-    "sshcommand",
-    "askpass",
-    "editor",
-    "filter",  # filter.<driver>.clean/smudge/process
+    "sshcommand",  # core.sshCommand
+    "askpass",  # core.askPass
+    "editor",  # core.editor, sequence.editor
+    "filter",  # filter.<driver>.clean/smudge/process, interactive.diffFilter
     "textconv",  # diff.<driver>.textconv
     "external",  # diff.external
-    "command",  # diff.<driver>.command, merge drivers
-    "driver",
-    "program",  # gpg.program
+    "command",  # diff.<driver>.command, core.alternateRefsCommand, gpg.ssh.defaultKeyCommand
+    "driver",  # merge.<driver>.driver
+    "program",  # gpg.program, gpg.<format>.program
     "gpg",
+    "showsignature",  # log.showSignature: `git log` runs gpg
+    "pretty",  # format.pretty, pretty.<name>: a format with %G? runs gpg
     "include",  # include.path, includeIf: pull in another file
-    "hookspath",
+    "hook",  # core.hooksPath, uploadpack.packObjectsHook
     "worktree",  # core.worktree moves the work tree
     "helper",  # credential.helper
+    "promisor",  # remote.<name>.promisor: `git log -p` fetches missing objects (runs a transport)
+    "partialclone",  # extensions.partialClone: the same
+    "uploadpack",  # remote.<name>.uploadpack: the program a fetch runs
+    "receivepack",  # remote.<name>.receivepack: the program a push runs
+    "protocol",  # protocol.allow, protocol.ext.allow: `ext::` URLs run a command
+    "ext::",  # an `ext::<command>` URL
+    "proxy",  # core.gitProxy runs a program (http.proxy costs a prompt)
+    "vcs",  # remote.<name>.vcs: runs git-remote-<vcs>
+    "variant",  # ssh.variant
+    "difftool",  # difftool.<tool>.cmd
+    "mergetool",  # mergetool.<tool>.cmd
+    "sendemail",  # sendemail.smtpServer, sendemail.toCmd
+    "browser",  # web.browser, browser.<tool>.cmd
+    "viewer",  # man.viewer
+    "cmd",  # <tool>.cmd, man.<tool>.cmd
 )
-"""Any of these anywhere in a repository's config (lowered) makes git there unknown:
-conservative on purpose (a branch called `pager-fix` only costs a prompt)."""
+"""Any of these anywhere in a repository's config (lowered, value continuation lines
+joined) makes git there unknown: conservative on purpose (a branch called `pager-fix`
+only costs a prompt)."""
+
+_BANG_VALUE = re.compile(r'=[\s"]*!')
+"""A value starting with `!` (an alias or `submodule.<name>.update` run by a shell)."""
+
+_MAX_REPOS = 512
+"""Nested repositories (submodules, gitlinks) followed below one repository at most; a
+tree with more is reported rather than read."""
+
+
+def _head_valid(path: str) -> bool:
+    """git's `validate_headref`: HEAD is a symlink into `refs/`, a `ref: refs/...` file,
+    or a file starting with 40 hex digits (a detached HEAD)."""
+    try:
+        if os.path.islink(path):
+            return os.readlink(path).startswith("refs/")
+        with open(path, "rb") as fh:
+            data = fh.read(255)
+    except OSError:
+        return False
+    if data.startswith(b"ref:") and data[4:].lstrip(b" \t\n\r").startswith(b"refs/"):
+        return True
+    return _HEX40.match(data) is not None
+
+
+_HEX40 = re.compile(rb"[0-9a-fA-F]{40}")
+
+
+def _common_dir(suspect: str) -> str | None:
+    """The directory holding `objects/` and `refs/` for git dir `suspect` (its
+    `commondir` file for a linked worktree); None when that file cannot be read."""
+    common = os.path.join(suspect, "commondir")
+    if not os.path.lexists(common):
+        return suspect
+    try:
+        with open(common, encoding="utf-8", errors="surrogateescape") as fh:
+            shared = fh.read(4096).rstrip()
+    except OSError:
+        return None
+    return os.path.normpath(os.path.join(suspect, shared))
+
+
+def is_git_directory(suspect: str) -> bool:
+    """git's `is_git_directory`: a valid HEAD, and `objects/` and `refs/` (in the common
+    dir of a linked worktree) that can be entered."""
+    if not _head_valid(os.path.join(suspect, "HEAD")):
+        return False
+    common = _common_dir(suspect)
+    return (
+        common is not None
+        and os.access(os.path.join(common, "objects"), os.X_OK)
+        and os.access(os.path.join(common, "refs"), os.X_OK)
+    )
+
+
+def _looks_bare(folder: str) -> bool:
+    """HEAD, objects and refs all present (of any kind): a superset of git's test."""
+    return all(os.path.lexists(os.path.join(folder, name)) for name in ("HEAD", "objects", "refs"))
+
+
+def discover(start: str) -> tuple[tuple[str, str] | None, list[str]]:
+    """git's repository discovery from directory `start` (made physical first, as git's
+    getcwd sees it): ((work tree root, git dir) or None, doubtful git dirs).
+
+    In each directory from `start` up to `/`, as git does: a `.git` regular file ends
+    the walk (its `gitdir:` target is the git dir; an invalid one makes git fail, None);
+    a `.git` directory that is a valid git dir ends it; otherwise a directory that is
+    itself a valid git dir is a bare repository (root and git dir alike). An empty or
+    invalid `.git` directory is passed over, as git passes over it: it and any
+    bare-looking directory passed over are returned as doubtful, so their config is
+    read too in case git judges one valid where this reading does not."""
+    folder = os.path.realpath(start)
+    doubtful: list[str] = []
+    while True:
+        dot = os.path.join(folder, ".git")
+        if os.path.isfile(dot):
+            named = _gitfile(dot)
+            return ((folder, named) if named is not None else None), doubtful
+        if os.path.isdir(dot):
+            if is_git_directory(dot):
+                return (folder, dot), doubtful
+            doubtful.append(dot)
+        if _looks_bare(folder):
+            if is_git_directory(folder):
+                return (folder, folder), doubtful
+            doubtful.append(folder)
+        if folder == "/":
+            return None, doubtful
+        folder = os.path.dirname(folder)
 
 
 def git_dir(start: str) -> tuple[str, str] | None:
-    """(work tree root, git dir) of the repository containing directory `start`: the
-    nearest `.git` directory, or the directory a `.git` file's `gitdir:` line names."""
-    folder = start
-    while True:
-        dot = folder + "/.git" if folder != "/" else "/.git"
-        # (access() answers with a bool: no exception raised and caught per level)
-        if os.access(dot, os.F_OK):
-            if os.path.isdir(dot):
-                return folder, dot
-            named = _gitfile(dot)
-            return (folder, named) if named is not None else None
-        if folder == "/":
-            return None
-        folder = folder.rpartition("/")[0] or "/"
+    """(work tree root, git dir) of the repository git run in directory `start` uses
+    (see `discover`): `.git` directories, gitfiles and bare repositories."""
+    return discover(start)[0]
 
 
 def _gitfile(path: str) -> str | None:
@@ -81,75 +180,152 @@ def _config_files(gitdir: str) -> list[str]:
 
 
 @lru_cache(maxsize=256)
-def _risky_text(path: str, mtime_ns: int, size: int) -> str | None:
-    """The first RISKY_WORDS word in a config file's text (cached per file version)."""
+def _risky_text(path: str, mtime_ns: int, size: int, top: str | None = None) -> str | None:
+    """The first RISKY_WORDS word in a config file's text (cached per file version).
+
+    `top` is the work tree of the repository git discovered: a `worktree = PATH` line
+    whose path (relative to the git dir) is `top` or under it (the line git itself writes
+    for a submodule's checkout) is not counted; one that leaves it is."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(1 << 20).lower()
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            text = fh.read(1 << 20)
     except OSError:
         return "unreadable config"
-    return next((word for word in RISKY_WORDS if word in text), None)
+    if size > 1 << 20:
+        return "config larger than 1 MiB"
+    text = text.replace("\\\r\n", "").replace("\\\n", "")  # a value continued on the next line
+    if top is not None:
+        text = _WORKTREE_LINE.sub(lambda hit: _own_worktree(hit, os.path.dirname(path), top), text)
+    text = text.lower().replace("worktreeconfig", "")  # extensions.worktreeConfig reads config.worktree
+    found = next((word for word in RISKY_WORDS if word in text), None)
+    if found is None and _BANG_VALUE.search(text):
+        return "a value run by a shell (!)"
+    return found
 
 
-def _risky_file(path: str) -> str | None:
+_WORKTREE_LINE = re.compile(r"^[ \t]*worktree[ \t]*=[ \t]*([^\n]*?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
+
+
+def _own_worktree(hit: re.Match[str], gitdir: str, top: str) -> str:
+    value = hit.group(1)
+    if not value or any(c in value for c in '\\";#'):
+        return hit.group(0)
+    place = os.path.normpath(os.path.join(gitdir, value))
+    root = top.rstrip("/")
+    return "" if place == root or place.startswith(root + "/") else hit.group(0)
+
+
+def _risky_file(path: str, top: str | None = None) -> str | None:
     try:
         info = os.stat(path)
     except OSError:
         return None  # no such file: nothing in it
-    return _risky_text(path, info.st_mtime_ns, info.st_size)
+    return _risky_text(path, info.st_mtime_ns, info.st_size, top)
 
 
-def _submodule_dirs(root: str, gitdir: str) -> list[str]:
-    """Git dirs of the submodules of a repository: absorbed ones under `gitdir/modules`
-    (nested submodules too) and those `.gitmodules` names with a `.git` of their own."""
-    found: list[str] = []
+def _risky_repo(gitdir: str, top: str | None = None) -> str | None:
+    """The first risky word in the config files of git dir `gitdir` (`top`: see
+    `_risky_text`), else None."""
+    return next((w for w in (_risky_file(f, top) for f in _config_files(gitdir)) if w is not None), None)
+
+
+def _hash_size(gitdir: str) -> int:
+    """Bytes of an object id in the repository: 32 when its config names sha256."""
+    for path in _config_files(gitdir):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if _names_sha256(path, info.st_mtime_ns, info.st_size):
+            return 32
+    return 20
+
+
+@lru_cache(maxsize=64)
+def _names_sha256(path: str, mtime_ns: int, size: int) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(1 << 20).lower()
+    except OSError:
+        return False
+    return "objectformat" in text and "sha256" in text
+
+
+def _dot_git(place: str) -> str | None:
+    """The git dir a submodule checkout's `.git` names: the directory itself (valid or
+    not: its config is read either way) or a gitfile's target."""
+    dot = os.path.join(place, ".git")
+    if os.path.isdir(dot):
+        return dot
+    return _gitfile(dot) if os.path.isfile(dot) else None
+
+
+def _nested(root: str | None, gitdir: str) -> list[tuple[str | None, str]]:
+    """(work tree, git dir) of the repositories git may recurse into below one: absorbed
+    submodule git dirs under `gitdir/modules` (work tree unknown), and the checkouts the
+    index records as gitlinks or `.gitmodules` names that have a `.git` of their own.
+    Raises IndexUnreadable for an index that cannot be read."""
+    found: list[tuple[str | None, str]] = []
     modules = os.path.join(gitdir, "modules")
     if os.path.isdir(modules):
         for folder, subdirs, files in os.walk(modules):
             if "config" in files and ("HEAD" in files or "objects" in subdirs):
-                found.append(folder)
-            if len(found) > 256:
+                found.append((None, folder))
+            if len(found) > _MAX_REPOS:
                 break
-    listing = os.path.join(root, ".gitmodules")
+    if root is None:
+        return found
+    index = os.path.join(gitdir, "index")
+    paths = list(gitlinks_in(index, _hash_size(gitdir))) if os.path.exists(index) else []
     try:
-        with open(listing, encoding="utf-8", errors="replace") as fh:
+        with open(os.path.join(root, ".gitmodules"), encoding="utf-8", errors="replace") as fh:
             text = fh.read(1 << 20)
     except OSError:
         text = ""
     for line in text.splitlines():
         key, eq, value = line.strip().partition("=")
-        if eq and key.strip() == "path":
-            place = os.path.normpath(os.path.join(root, value.strip()))
-            dot = os.path.join(place, ".git")
-            if os.path.isdir(dot):
-                found.append(dot)
-            elif os.path.isfile(dot):
-                named = _gitfile(dot)
-                if named is not None:
-                    found.append(named)
+        if eq and key.strip().lower() == "path":
+            paths.append(value.strip().strip('"'))
+    for path in paths:
+        place = os.path.normpath(os.path.join(root, path))
+        named = _dot_git(place)
+        if named is not None:
+            found.append((place, named))
     return found
 
 
 def risky_config(directory: str, gitdir: str | None = None) -> tuple[str, str] | None:
     """(repository, word) when git run in `directory` (or with `--git-dir` `gitdir`)
-    reads a config that may run a program: its repository's or a submodule's; `None`
-    when there is no repository or every config is plain."""
+    reads a config that may run a program: the repository git discovers there (and any
+    doubtful candidate passed over on the way, see `discover`), or a repository it may
+    recurse into (submodules, gitlinks, each one's own nested ones); `None` when there is
+    no repository or every config is plain."""
     if gitdir is not None:
-        root, place = directory, gitdir
+        found: tuple[str, str] | None = (directory, gitdir)
     else:
-        found = git_dir(directory)
-        if found is None:
-            return None
-        root, place = found
-    for config in _config_files(place):
-        word = _risky_file(config)
-        if word is not None:
-            return root, word
-    for sub in _submodule_dirs(root, place):
-        for config in _config_files(sub):
-            word = _risky_file(config)
+        found, doubtful = discover(directory)
+        for place in doubtful:
+            word = _risky_repo(place)
             if word is not None:
-                return sub, word
+                return place, word
+    if found is None:
+        return None
+    queue: list[tuple[str | None, str]] = [found]
+    seen: set[tuple[str | None, str]] = set()
+    while queue:
+        root, place = queue.pop()
+        if (root, place) in seen:
+            continue
+        seen.add((root, place))
+        if len(seen) > _MAX_REPOS:
+            return found[0], f"more than {_MAX_REPOS} nested repositories"
+        word = _risky_repo(place, found[0])
+        if word is not None:
+            return root or place, word
+        try:
+            queue += _nested(root, place)
+        except IndexUnreadable as exc:
+            return root or place, f"unreadable index ({exc})"
     return None
 
 
