@@ -9,12 +9,12 @@ words into absolute paths), parsing or permission rules.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from shellpilot.scanner.option_table import SHAPES
 from shellpilot.scanner.options import Parsed
+from shellpilot.scanner.sedscript import read_script
 from shellpilot.scanner.words import Word
 
 _CWD = Word.literal(".")
@@ -455,71 +455,35 @@ def find_writes(args: Sequence[Word]) -> list[Target]:
 
 def sed_script_reads(parsed: Parsed) -> list[Word]:
     """Files the scripts of a sed invocation read besides its operands: `r FILE` and `R
-    FILE` commands (a dynamic script: itself, so it is checked as unknowable)."""
+    FILE` commands (see sedscript.read_script). A dynamic script, or one that does not
+    read as sed reads it: the script itself, so it is checked as unknowable."""
     out: list[Word] = []
     for script in _sed_scripts(parsed)[0]:
         if script.dynamic:
             if "r" in script.value or "R" in script.value:
                 out.append(script)
             continue
-        for piece in _SED_SPLIT.split(script.value):
-            body = _SED_ADDRESS.sub("", piece.strip(), count=1).lstrip()
-            if body[:1] in ("r", "R") and body[1:].strip():
-                out.append(Word.literal(body[1:].strip()))
+        read = read_script(script.value)
+        out += [Word.literal(name) for name in read.reads]
+        if not read.understood:
+            out.append(Word.unknowable(script.raw))
     return out
 
 
 def sed_script_writes(script: Word) -> list[Target]:
-    """Files a sed script writes: `w FILE`/`W FILE` commands and the `s///w FILE` flag.
+    """Files a sed script writes: `w FILE`/`W FILE` commands and the `s///w FILE` flag,
+    read as GNU sed reads them (see sedscript.read_script: a `;` or `/` inside a regex
+    bracket expression does not end a command).
 
-    A script sed cannot be read statically, or one using `e` (runs a shell command),
-    writes an unknown place (`*`). Commands are split at newlines and `;` (a `;` inside
-    an `s` pattern may split early: the pieces are then read conservatively).
+    A dynamic script, a script using `e` or `s///e` (runs a shell command), or one that
+    does not read as sed reads it writes an unknown place (`*`).
     """
     if script.dynamic:
         return [Target(script)] if "w" in script.value or "e" in script.value else []
-    out: list[Target] = []
-    for piece in _SED_SPLIT.split(script.value):
-        body = _SED_ADDRESS.sub("", piece.strip(), count=1).lstrip()
-        if not body:
-            continue
-        head = body[0]
-        if head in "wW":
-            name = body[1:].strip()
-            out.append(Target(Word.literal(name) if name else Word.unknowable()))
-        elif head == "e":
-            out.append(Target(Word.unknowable("e")))
-        elif head == "s" and len(body) > 1:
-            flags = _sed_flags(body)
-            if flags is None:
-                continue
-            if "e" in flags.split("w", 1)[0]:
-                out.append(Target(Word.unknowable("e")))
-            if "w" in flags:
-                name = flags.split("w", 1)[1].strip()
-                out.append(Target(Word.literal(name) if name else Word.unknowable()))
+    read = read_script(script.value)
+    out = [Target(Word.literal(name)) for name in read.writes]
+    if read.runs:
+        out.append(Target(Word.unknowable("e")))
+    if not read.understood:
+        out.append(Target(Word.unknowable(script.raw)))
     return out
-
-
-def _sed_flags(body: str) -> str | None:
-    """The flags after `s/pattern/replacement/` (with its own delimiter), or None if unclosed."""
-    delim = body[1]
-    parts = 0
-    i = 2
-    while i < len(body):
-        c = body[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == delim:
-            parts += 1
-            if parts == 2:
-                return body[i + 1 :]
-        i += 1
-    return None
-
-
-_SED_SPLIT = re.compile(r"[;\n]")
-_SED_ADDRESS = re.compile(
-    r"^(?:\d+|\$|/(?:[^/\\]|\\.)*/)(?:~\d+)?(?:\s*,\s*(?:\d+|\$|/(?:[^/\\]|\\.)*/|[+~]\d+))?\s*!?"
-)
