@@ -63,6 +63,10 @@ def test_escape_forms_are_denied_end_to_end(places: tuple[Path, Path, Path]) -> 
         "hash -p /bin/rm del; del victim",
         "git -c alias.x='!rm victim' x",
         "echo 'r''m victim' | sh",
+        # behind programs the scanner does not know, and through arithmetic
+        "trickle -d 10 rm -rf victim",
+        "aws-vault exec prod -- rm victim",
+        "x=$(printf 'a[\\044(rm victim)]'); (( x ))",
         # writes outside, symlinks, host mounts: the outside dir is denied
         f"git init {outside}/r",
         f"shred -u {outside}/keep",

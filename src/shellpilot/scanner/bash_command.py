@@ -93,8 +93,9 @@ _TIME_WORDS = frozenset({"time", "-p", "--"})
 """What may follow bash's `time` keyword before the command it times (`time -p -- x`,
 `time time x`)."""
 _PYTHONS = frozenset({"python", "python3", "python2"})
-# Programs that, written right after a program the scanner does not know (`rtk rm -rf x`),
-# are taken to be what it runs: so deny rules, dirs and writes see them.
+# Programs that, written among the words of a program the scanner does not know (`rtk rm
+# -rf x`, `trickle -d 10 rm x`), are taken to be what it runs: so deny rules, dirs and
+# writes see them.
 _BEHIND_NAMES = """
 rm rmdir unlink shred mv cp ln dd chmod chown chgrp truncate tee touch mkdir install
 sed perl python python3 ruby node php bash sh zsh dash ksh eval exec sudo su doas env
@@ -280,18 +281,20 @@ class CommandJudge:
                     # `command del`, `exec del` after `hash -p /bin/rm del`: bash runs rm
                     self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
                     return self.hashed(programs, words, index, cwds, prefix, redirects)
-        elif (
-            len(words) > 1
-            and not words[1].dynamic
-            and words[1].value in _BEHIND
-            and not head.dynamic
-            and not known(program_name(name))
-        ):
-            wrappers = (program_name(name),)  # an unknown program followed by a known one
-            index = 1
-            head = words[1]
-            name = head.value
         real = words[index:] if index else words
+        if len(real) > 1 and not head.dynamic and not known(program_name(name)):
+            # a program the scanner does not know may run what follows it (`rtk rm -rf x`,
+            # `trickle -d 10 rm x`, `aws-vault exec p -- rm x`, `sg grp 'rm x'`): the whole
+            # as written, its own words' places, then what it runs judged as a command of
+            # its own (`rtk sudo rm x` is `sudo rm x`, so `rm x` too)
+            behind = self.behind(real, run_cwds)
+            if behind:
+                self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
+                self.loose_paths(program_name(name), real[1:behind], run_cwds)
+                self.judge(
+                    real[behind:], run_cwds, redirects=redirects, writes=writes, stdin=stdin, aliases=False
+                )
+                return cwds
         if head.dynamic:
             builder.unknown(f"dynamic command name {head.raw}")
             # (`${X:-rm} x`, `rm${IFS}x`: what it most likely runs, for deny rules)
@@ -541,6 +544,23 @@ class CommandJudge:
         for word in words:
             if not word.dynamic and unquoted_glob(word):
                 self.resolver.check(word, cwds, what)
+
+    def behind(self, words: list[Word], cwds: Cwds) -> int:
+        """Where a command an unknown program `words[0]` may run starts: the index of its
+        first word naming a program of `_BEHIND` (`/bin/rm` too), else 0. Its words holding
+        a whole command line of one (`'rm x'`, as `sg grp 'rm x'` or `tmux new 'rm x'`
+        pass to a shell) are scanned as bash before that."""
+        for k in range(1, len(words)):
+            word = words[k]
+            if word.dynamic:
+                continue
+            value = word.value
+            if program_name(value) in _BEHIND:
+                return k
+            first = value.split(None, 1)[0] if value.strip() else ""
+            if first != value and program_name(first) in _BEHIND:
+                self.ctx.nest("bash", value, cwds, self.depth + 1, program_name(words[0].value))
+        return 0
 
     def loose_paths(self, name: str, args: list[Word], cwds: Cwds) -> None:
         """A program the scanner knows nothing of (`./tools/x`, a binary of some package):

@@ -184,6 +184,13 @@ WRAPPERS: dict[str, Wrapper] = {
     "tini": _PLAIN,
     "dumb-init": _PLAIN,
     "gosu": Wrapper(positionals=1),
+    # `runuser -u USER [--] CMD`; `runuser [-l] USER -c CMD` runs the string
+    "runuser": Wrapper(
+        short_values="ugGsw",
+        long_values=_s("--user --group --supp-group --shell --whitelist-environment"),
+        strings="c",
+        long_strings=_s("--command --session-command"),
+    ),
     "su-exec": Wrapper(positionals=1),
     "chroot": Wrapper(long_values=_s("--userspec --groups"), positionals=1, path_positional=True),
     "lckdo": Wrapper(short_values="w", positionals=1, path_positional=True),
