@@ -119,6 +119,46 @@ def _probed(node: Node) -> list[Node]:
     return found
 
 
+def _glob_tokens(text: str) -> list[str]:
+    """The words of `text` (split as bash splits a simple command's words) that hold an
+    unquoted `*`, `?` or `[` and no expansion, with their quotes removed."""
+    found: list[str] = []
+    word: list[str] = []
+    glob = dynamic = False
+    quote = ""
+    i = 0
+    while i <= len(text):
+        ch = text[i] if i < len(text) else " "
+        if quote:
+            if ch == "\\" and quote != "'" and i + 1 < len(text):
+                i += 1
+                word.append(text[i])
+            elif ch == quote[-1]:
+                quote = ""
+            else:
+                dynamic = dynamic or (quote == '"' and ch in "$`")
+                word.append(ch)
+        elif ch in " \t\n":
+            if word and glob and not dynamic:
+                found.append("".join(word))
+            word, glob, dynamic = [], False, False
+        elif ch == "\\" and i + 1 < len(text):
+            i += 1
+            word.append(text[i])
+        elif ch == "$" and text[i + 1 : i + 2] == "'":
+            quote = "$'"
+            dynamic = True  # (an ANSI-C string is literal, but its escapes are not read here)
+            i += 1
+        elif ch in "'\"":
+            quote = ch
+        else:
+            dynamic = dynamic or ch in "$`"
+            glob = glob or ch in "*?["
+            word.append(ch)
+        i += 1
+    return found
+
+
 def _test_words(node: Node) -> list[Node]:
     """The words of a `[ ... ]` test (those inside substitutions aside)."""
     words: list[Node] = []
@@ -315,7 +355,7 @@ class BashWalker:
                 self.environment(node, cwds)
             else:
                 if node.child_count and node.children[0].type == "[":
-                    self.globs(_test_words(node), cwds)  # `[ -e */x ]` is a command: its words are listed
+                    self.test_globs(node, cwds)  # `[ -e */x ]` is a command: its words are listed
                 self.probes(node, cwds)
             self.nested(node, cwds)
             for child in node.children:  # `x=(~/.ssh/*)`: an array's globs are listed
@@ -356,6 +396,18 @@ class BashWalker:
             raw = self.source.of(child) if kind != "for_statement" else label.decode() + "="
             dynamic = "$" in raw or "`" in raw
             self.builder.command(raw, [raw], dynamic, always=raw, cwds=cwds or ())
+
+    def test_globs(self, node: Node, cwds: Cwds) -> None:
+        """The globs of a `[ ... ]` command, which the shell lists. Read from the text as
+        bash splits it, not from the tree: tree-sitter reads the inside as an expression
+        and may split a word (`[ -$'\\x65' */x ]` comes out as `-`, `$'..' * /x`)."""
+        children = node.children
+        inner = self.source.of(node)[len(self.source.of(children[0])) :]
+        if children[-1].type == "]":
+            inner = inner[: len(inner) - 1]
+        words = [Word.literal(token) for token in _glob_tokens(inner)]
+        self.judge.globs(words, cwds, "a glob")
+        self.globs(_test_words(node), cwds)
 
     def probes(self, node: Node, cwds: Cwds) -> None:
         """The files a test looks at (`[ -e ~/.ssh/id_rsa ]`, `[[ a -nt /x ]]`): an outside
