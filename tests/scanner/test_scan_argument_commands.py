@@ -49,6 +49,9 @@ RUNS = [
     'awk \'BEGIN{printf "x" >> "/tmp/o"}\'',
     "ed -s notes.txt",
     "readarray -tC 'rm victim #' -c 1 lines < notes.txt",
+    "wget -e 'use_askpass=./rm-it' http://example.invalid/",
+    "tmux new -d 'rm victim'",
+    "tmux send-keys 'rm victim' Enter",
 ]
 
 PLAIN = [
@@ -66,6 +69,9 @@ PLAIN = [
     "mapfile -t lines < notes.txt",
     "awk '$1 > 5' notes.txt",
     "awk '{ if ($2 > 3) n++ } END { print n }' notes.txt",
+    "wget -q http://example.invalid/",
+    "tmux ls",
+    "tmux attach -t 0",
 ]
 
 

@@ -195,7 +195,7 @@ _COMMAND_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
     # program: (long options that take a command, short option letters that do)
     "split": (frozenset({"--filter"}), ""),
     "sort": (frozenset({"--compress-program"}), ""),
-    "wget": (frozenset({"--use-askpass"}), ""),
+    "wget": (frozenset({"--use-askpass", "--execute"}), "e"),
     "zip": (frozenset({"--unzip-command"}), ""),
     "man": (frozenset({"--pager", "--html"}), "PH"),
     "gdb": (frozenset({"--eval-command", "--init-eval-command", "--command", "--init-command"}), "x"),
@@ -203,7 +203,7 @@ _COMMAND_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
     "readarray": (frozenset(), "C"),
 }
 """Programs (and builtins) with options whose value is a command they run: `split
---filter=CMD`, `sort --compress-program=PROG`, `man -P PAGER`, `gdb -ex 'shell ..'`,
+--filter=CMD`, `wget -e use_askpass=PROG` (a wgetrc command), `sort --compress-program=PROG`, `man -P PAGER`, `gdb -ex 'shell ..'`,
 `mapfile -C CALLBACK`, `zip -TT CMD` (its `-TT` is handled apart)."""
 
 
@@ -236,6 +236,44 @@ def _ed(args: Sequence[Word]) -> str | None:
     return "ed runs the editing commands it reads (`w FILE`, `!cmd`), which the scan cannot see"
 
 
+_MUX_QUIET = frozenset(
+    {
+        "ls",
+        "list-sessions",
+        "list-windows",
+        "lsw",
+        "list-panes",
+        "lsp",
+        "has-session",
+        "has",
+        "attach",
+        "attach-session",
+        "a",
+        "detach",
+        "kill-session",
+        "kill-server",
+        "kill-window",
+        "capture-pane",
+        "capturep",
+        "-V",
+        "-ls",
+        "-list",
+        "-r",
+        "-x",
+        "-wipe",
+    }
+)
+
+
+def _multiplexer(args: Sequence[Word]) -> str | None:
+    """tmux and screen start a shell or run commands given as words (`tmux new 'rm x'`,
+    `send-keys`, `run-shell`, `screen -dm rm x`); only listing and attaching is plain."""
+    words = [w for w in args if not (w.value.startswith("-") and len(w.value) == 2 and w.value[1] in "LSf")]
+    if words and not words[0].dynamic and words[0].value in _MUX_QUIET:
+        return None
+    return "a terminal multiplexer runs commands in a shell it starts"
+
+
 def _capsh(args: Sequence[Word]) -> str | None:
     if any(w.dynamic or w.value in ("--", "==") or w.value.startswith("--shell") for w in args):
         return "capsh runs a shell with the words after --"
@@ -245,6 +283,8 @@ def _capsh(args: Sequence[Word]) -> str | None:
 _BY_NAME: dict[str, Callable[[Sequence[Word]], str | None]] = {
     "ed": _ed,
     "capsh": _capsh,
+    "tmux": _multiplexer,
+    "screen": _multiplexer,
     "red": _ed,
     **{name: _command_options(name) for name in _COMMAND_OPTIONS},
     "awk": _awk,
