@@ -203,8 +203,9 @@ _COMMAND_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
     "readarray": (frozenset(), "C"),
 }
 """Programs (and builtins) with options whose value is a command they run: `split
---filter=CMD`, `wget -e use_askpass=PROG` (a wgetrc command), `sort --compress-program=PROG`, `man -P PAGER`, `gdb -ex 'shell ..'`,
-`mapfile -C CALLBACK`, `zip -TT CMD` (its `-TT` is handled apart)."""
+--filter=CMD`, `wget -e use_askpass=PROG` (a wgetrc command), `sort
+--compress-program=PROG`, `man -P PAGER`, `gdb -ex 'shell ..'`, `mapfile -C CALLBACK`,
+`zip -TT CMD` (its `-TT` is handled apart)."""
 
 
 def _command_options(name: str) -> Callable[[Sequence[Word]], str | None]:
