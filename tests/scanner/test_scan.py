@@ -226,6 +226,8 @@ UNKNOWN: list[tuple[str, str]] = [
     ('cd "$X" && rm y', "relative path y in rm after a cd"),
     # (the output of rm is evaluated as arithmetic too: a value the text does not show)
     ("((i++)); (( $(rm x) ))", "(( )) of a command's output"),
+    # a glob names the program even when a command follows among its words
+    ("echo x | /usr/bin/xarg? -I{} sh -c 'rm {}'", "a glob in the command name"),
     ("rm $TARGET", "dynamic path $TARGET in rm"),
     ("for f in *; do rm $f.bak; done", "dynamic path $f.bak in rm"),
     ("cat $(echo /etc/passwd)", "dynamic path $(echo /etc/passwd) in cat"),

@@ -282,19 +282,6 @@ class CommandJudge:
                     self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
                     return self.hashed(programs, words, index, cwds, prefix, redirects)
         real = words[index:] if index else words
-        if len(real) > 1 and not head.dynamic and not known(program_name(name)):
-            # a program the scanner does not know may run what follows it (`rtk rm -rf x`,
-            # `trickle -d 10 rm x`, `aws-vault exec p -- rm x`, `sg grp 'rm x'`): the whole
-            # as written, its own words' places, then what it runs judged as a command of
-            # its own (`rtk sudo rm x` is `sudo rm x`, so `rm x` too)
-            behind = self.behind(real, run_cwds)
-            if behind:
-                self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
-                self.loose_paths(program_name(name), real[1:behind], run_cwds)
-                self.judge(
-                    real[behind:], run_cwds, redirects=redirects, writes=writes, stdin=stdin, aliases=False
-                )
-                return cwds
         if head.dynamic:
             builder.unknown(f"dynamic command name {head.raw}")
             # (`${X:-rm} x`, `rm${IFS}x`: what it most likely runs, for deny rules)
@@ -311,6 +298,19 @@ class CommandJudge:
                 if "{" in word.raw and word.raw != word.value and brace_words(word.raw) != [word.raw]:
                     builder.unknown(f"a brace expansion in the command name {word.raw}")
                     break
+        if len(real) > 1 and not head.dynamic and not known(program_name(name)):
+            # a program the scanner does not know may run what follows it (`rtk rm -rf x`,
+            # `trickle -d 10 rm x`, `aws-vault exec p -- rm x`, `sg grp 'rm x'`): the whole
+            # as written, its own words' places, then what it runs judged as a command of
+            # its own (`rtk sudo rm x` is `sudo rm x`, so `rm x` too)
+            behind = self.behind(real, run_cwds)
+            if behind:
+                self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
+                self.loose_paths(program_name(name), real[1:behind], run_cwds)
+                self.judge(
+                    real[behind:], run_cwds, redirects=redirects, writes=writes, stdin=stdin, aliases=False
+                )
+                return cwds
         if not head.dynamic and "/" in name and name[:1] not in "/\\" and run_cwds:
             # a relative path that leads out of the project names a program there
             # (`../../usr/bin/rm` is rm); one inside stays the project's own script
