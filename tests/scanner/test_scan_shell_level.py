@@ -80,6 +80,9 @@ ROWS = [
     ("x='a[$(rm victim)]'; let y=x", ""),
     ("for x in 'a[$(rm victim)]'; do echo $[x]; done", ""),
     ("x='a[$(rm victim)]'; $'let' y=x", ""),
+    # tree-sitter hangs the words after a redirect's target on the redirect
+    ("x='a[$(rm victim)]'; let 2>&1 y=x", ""),
+    ("f() { local -i 2>/dev/null y=$1; }; f 'a[$(rm victim)]'", ""),
     ("x='a[$(rm victim)]'; builtin let y=x", ""),
     ("x='a[$(rm victim)]'; \"declare\" -i y=x", ""),
     # a login or interactive shell first runs startup files the text does not show

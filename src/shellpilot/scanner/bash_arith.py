@@ -158,7 +158,9 @@ class _Arithmetic:
 
     def declaration(self, node: Node) -> None:
         """`declare -i y=x`: the value of an integer variable is arithmetic."""
-        flags = [c.text for c in node.children if c.type == "word" and c.text and c.text.startswith(b"-")]
+        trailing = _trailing(node)
+        words = [c for c in node.children if c.type == "word"] + trailing
+        flags = [c.text for c in words if c.text and c.text.startswith(b"-")]
         if not any(b"i" in flag and not flag.startswith(b"--") for flag in flags):
             return
         for child in node.children:
@@ -166,13 +168,17 @@ class _Arithmetic:
                 value = child.child_by_field_name("value")
                 if value is not None:
                     self.arithmetic(value, "declare -i")
+        for word in trailing:  # `declare 2>&1 -i y=x`: the redirect took the words
+            text = (word.text or b"").decode(errors="replace")
+            if "=" in text:
+                self.words.append((text.split("=", 1)[1], "declare -i"))
 
     def command(self, node: Node) -> None:
         name = node.child_by_field_name("name")
         if name is None or name.text is None:
             return
         head = name.text
-        arguments = node.children_by_field_name("argument")
+        arguments = node.children_by_field_name("argument") + _trailing(node)
         if head == b"let":
             for word in arguments:
                 text = (word.text or b"").decode(errors="replace")
@@ -222,6 +228,20 @@ class _Arithmetic:
                 continue
             stack.extend(item.children)
         return None
+
+
+def _trailing(node: Node) -> list[Node]:
+    """The words tree-sitter hangs on a redirect after its target (`let 2>&1 y=x`: `y=x`
+    is under the redirect), which are the command's own words to bash."""
+    parent = node.parent
+    if parent is None or parent.type != "redirected_statement":
+        return []
+    found: list[Node] = []
+    for child in parent.children:
+        if child.type == "file_redirect":
+            named = [c for c in child.children if c.is_named and c.type != "file_descriptor"]
+            found += named[1:]
+    return found
 
 
 def arithmetic_risk(root: Node) -> str | None:
