@@ -244,6 +244,20 @@ def test_time_after_leading_redirects_is_the_program(tmp_path: Path) -> None:
     # tree-sitter hangs `time cd ~` on the second leading redirect; bash runs /usr/bin/time
     found = scan("</dev/null <\\/dev/null time cd ~ && ls", cwd=tmp_path, project_dir=tmp_path)
     assert any("time" in c.wrappers for c in found.commands), found.patterns
+    # the keyword times `>/dev/null time -p true`: after that redirect, time is the program
+    strace = shutil.which("strace")
+    if strace is not None:
+        traced = subprocess.run(
+            [strace, "-f", "-e", "trace=execve", "bash", "-c", "time >/dev/null time -p true"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+        assert "bin/time" in traced.stderr, "bash must really run /usr/bin/time"
+    for command in ("time >/dev/null time -p true", "time &>/dev/null time -p true"):
+        found = scan(command, cwd=tmp_path, project_dir=tmp_path)
+        assert any("time" in c.wrappers for c in found.commands), (command, found.patterns)
 
 
 def test_an_environment_style_assignment_is_a_command_of_its_own(tmp_path: Path) -> None:

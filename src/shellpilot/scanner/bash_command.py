@@ -148,6 +148,7 @@ class CommandJudge:
         dynamic_words: bool = True,
         aliases: bool = True,
         keyword: bool = True,
+        redirected: int | None = None,
     ) -> Cwds:
         """Record one simple command and scan what it touches; returns the cwds after it.
 
@@ -158,7 +159,9 @@ class CommandJudge:
         bash_nesting.shell). `dynamic_words=False` promises no word is dynamic.
         `aliases=False`: the name is not looked up among aliases (see `alias`).
         `keyword=False`: something (a redirect) was written before the name, so it is no
-        reserved word (`<f time x` runs /usr/bin/time).
+        reserved word (`<f time x` runs /usr/bin/time). `redirected`: where (a source
+        offset) its first redirect was written: a word after it is no reserved word either
+        (`time >f time x` times /usr/bin/time).
         """
         builder = self.builder
         resolver = self.resolver
@@ -176,7 +179,11 @@ class CommandJudge:
             # before it) times the command after it in this same shell: that command is a
             # whole simple command again (alias, function, hash, builtins like cd, source)
             k = 1
-            while k < len(words) and words[k].raw in _TIME_WORDS:
+            while (
+                k < len(words)
+                and words[k].raw in _TIME_WORDS
+                and (redirected is None or words[k].start < redirected)
+            ):
                 k += 1
             if k == len(words):
                 self.record(words, 0, name, prefix, redirects, cwds, (), dynamic_words)
@@ -189,6 +196,8 @@ class CommandJudge:
                 writes=writes,
                 stdin=stdin,
                 dynamic_words=dynamic_words,
+                keyword=redirected is None or words[k].start < redirected,
+                redirected=redirected,
             )
         if not head.dynamic and (self.shell.aliases or self.shell.hashed or self.shell.functions):
             texts = self.shell.alias_of(head) if aliases else None

@@ -86,6 +86,7 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
     # The first word may be a reserved word: nothing is written before it, and it starts
     # its pipeline (`x | time y` runs /usr/bin/time; in a group there, so taken too).
     keyword = stdin is NO_STDIN
+    redirected: int | None = None  # where the first redirect was written
     if w.attached:
         outer = [*outer, *w.attached.pop((node.start_byte, node.end_byte), [])]
     for child in node.children:
@@ -104,6 +105,8 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
             if kind in REDIRECTS:
                 if not words:
                     keyword = False  # `<f time x`: `time` after a redirect is /usr/bin/time
+                if redirected is None:
+                    redirected = child.start_byte
                 found = w.redirect_reader().read(child, cwds)
                 if found is not None:
                     texts.append(found.text)
@@ -135,6 +138,8 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
         words.append(word)
         dynamic = dynamic or word.dynamic
     for redirect in outer:
+        if redirected is None or redirect.start_byte < redirected:
+            redirected = redirect.start_byte
         found = w.redirect_reader().read(redirect, cwds)
         if found is not None:
             texts.append(found.text)
@@ -175,6 +180,7 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
         stdin=stdin,
         dynamic_words=dynamic,
         keyword=keyword,
+        redirected=redirected,
     )
 
 
