@@ -96,5 +96,15 @@ def test_plain_printers_and_globs_inside_stay_silent(places: tuple[Path, Path], 
     project, _ = places
     (project / "notes.md").write_text("x\n")
     gate = Gate(project, tmp_path / "data")
-    for command in ("echo $HOME", 'echo "$_"', 'printf "%s\\n" "$HOME"', "cat notes*", "ls tools/*"):
+    for command in (
+        "echo $HOME",
+        'echo "$_"',
+        'printf "%s\\n" "$HOME"',
+        "cat notes*",
+        "ls tools/*",
+        "echo $PWD",
+        "cd tools; echo $PWD",
+    ):
         assert gate.asks(gate.plan(command)) == [], command
+    # a cd that may land on a name with a glob character leaves one in $PWD
+    assert gate.asks(gate.plan("cd 'a*'; echo $PWD")) != []

@@ -225,8 +225,6 @@ BASH_SET = frozenset(
         "BASH_ARGV0",
         "BASH_SOURCE",
         "FUNCNAME",
-        "OLDPWD",
-        "PWD",
         "DIRSTACK",
         "REPLY",
         "MAPFILE",
@@ -236,7 +234,9 @@ BASH_SET = frozenset(
 )
 """Variables bash itself sets from what the line's other commands do, their names never
 written: ``$_`` is the last word of the command before (``true '/etc/*'; echo $_``),
-``BASH_REMATCH`` what ``[[ =~ ]]`` matched, ``OLDPWD``/``PWD`` where ``cd`` went."""
+``BASH_REMATCH`` what ``[[ =~ ]]`` matched. ``PWD`` and ``OLDPWD`` count only on a line
+with a ``cd``, ``pushd`` or ``popd`` that may lead to a name with a glob character (the
+line holds one, or ``-P``)."""
 
 
 def assigned_in(name: str, line: str) -> bool:
@@ -246,6 +246,9 @@ def assigned_in(name: str, line: str) -> bool:
     ``$``...) are never assigned by a command line."""
     if name in BASH_SET:
         return True
+    if name in ("PWD", "OLDPWD") and re.search(r"(?<![\w-])(cd|pushd|popd)(?![\w-])", line):
+        # `cd '/x/*'; echo $PWD` lists /x (so may `cd -P link`); `cd sub` leaves a plain path
+        return any(c in line for c in "*?[") or "-P" in line
     if not (name[0].isalpha() or name[0] == "_"):
         return False
     rest = re.sub(r"\$\{?" + re.escape(name) + r"\b\}?", "", line)
