@@ -82,6 +82,7 @@ ROWS = [
     ("x='a[$(rm victim)]'; $'let' y=x", ""),
     # tree-sitter hangs the words after a redirect's target on the redirect
     ("x='a[$(rm victim)]'; let 2>&1 y=x", ""),
+    ("x='a[$(rm victim)]'; time -p let y=x", ""),
     ("f() { local -i 2>/dev/null y=$1; }; f 'a[$(rm victim)]'", ""),
     ("x='a[$(rm victim)]'; builtin let y=x", ""),
     ("x='a[$(rm victim)]'; \"declare\" -i y=x", ""),

@@ -352,10 +352,10 @@ class CommandJudge:
         if name in ("history", "ulimit") and builtins:
             self.shell_files(name, real[1:], run_cwds)
         # the walker judges a plain `let` and `declare -i` by the values it can see; written
-        # any other way (`$'let'`, `builtin let`, `"declare" -i`) it is not seen
+        # any other way (`$'let'`, `builtin let`, `"declare" -i`, `time let`) it is not seen
         if (
             name in _ARITHMETIC
-            and (index or head.raw != name or name != "let")
+            and (index or head.raw != name or name != "let" or (prefix and prefix[0].raw == "time"))
             and (name == "let" or any(w.value[:1] == "-" and "i" in w.value for w in real[1:]))
         ):
             builder.unknown(f"{head.raw} evaluates its words as arithmetic, which may run a command")
