@@ -83,6 +83,9 @@ ROWS = [
     # tree-sitter hangs the words after a redirect's target on the redirect
     ("x='a[$(rm victim)]'; let 2>&1 y=x", ""),
     ("x='a[$(rm victim)]'; time -p let y=x", ""),
+    # tree-sitter reads `((` after `!` or `time` as two subshells
+    ("x='a[$(rm victim)]'; ! (( x ))", ""),
+    ("x='a[$(rm victim)]'; time (( x ))", ""),
     ("f() { local -i 2>/dev/null y=$1; }; f 'a[$(rm victim)]'", ""),
     ("x='a[$(rm victim)]'; builtin let y=x", ""),
     ("x='a[$(rm victim)]'; \"declare\" -i y=x", ""),

@@ -334,7 +334,16 @@ class BashWalker:
         if kind in SEQUENCE:
             return self.sequence(node.children, cwds)
         if kind == "subshell":
-            self.sequence(node.children, cwds)
+            children = node.children
+            if (
+                len(children) > 1
+                and children[1].type == "subshell"
+                and children[1].start_byte == node.start_byte + 1
+            ):
+                # `time (( x ))`, `! (( x ))`: tree-sitter reads two subshells where bash
+                # reads arithmetic (which may evaluate a value the text does not show)
+                self.builder.unknown("`((` read as two subshells; bash may read it as arithmetic")
+            self.sequence(children, cwds)
             return cwds
         if kind == "function_definition":
             return self.function(node, cwds)
