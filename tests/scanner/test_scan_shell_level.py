@@ -102,6 +102,8 @@ ROWS = [
     ("hash -p {bin}/rm zz; cd /no-such-dir && hash -p /bin/true zz; zz victim", "rm victim"),
     # a function comes before the hash table; one that calls itself is not followed
     ("zz() { rm victim; }; hash -p /bin/true zz; zz", "rm victim"),
+    # ... unless the definition sits on a branch that did not run
+    ("cd /no-such-dir && zz() { true; }; hash -p {bin}/rm zz; zz victim", "rm victim"),
     ("zz() { [ -e stop ] && return; touch stop; cd /; zz; }; cd {bin}/..; zz; rm victim", ""),
     # a name made by brace expansion, before or behind a wrapper
     ("{rm,} victim", ""),

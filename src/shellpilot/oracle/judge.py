@@ -182,6 +182,8 @@ class Judge:
     def named(self, path: str, command: str, cwds: set[str]) -> bool:
         """Does the command line name ``path`` or a directory above it (a word, an option's
         value, ``~`` expanded), resolved against any cwd the shell was in?"""
+        # (bash drops a backslash-newline before it reads words: `c\<newline>d` is cd)
+        command = command.replace("\\\n", "")
         try:
             words = shlex.split(command, comments=False, posix=True)
         except ValueError:

@@ -412,9 +412,15 @@ class CommandJudge:
                 return True, cwds
             shell.expanding.add("function " + name)
             try:
-                return True, body(cwds, words[1:])
+                after = body(cwds, words[1:])
             finally:
                 shell.expanding.discard("function " + name)
+            programs = shell.hashed.get(name)
+            if programs is not None and "hash " + name not in shell.expanding:
+                # the definition may sit on a branch that did not run (`cd d && zz() {..};
+                # hash -p /bin/x zz; zz` runs /bin/x when the cd fails): both count
+                after = union_cwds(after, self.hashed(programs, words, 0, cwds, prefix, redirects))
+            return True, after
         # (each kind of name has its own guard: `alias zz=zz` then `hash -p /bin/rm zz`
         # runs rm through both)
         programs = shell.hashed.get(name)

@@ -179,7 +179,8 @@ def _is_cd(node: Node) -> bool:
     if node.type != "command":
         return False
     name = node.child_by_field_name("name")
-    return name is not None and name.text in (b"cd", b"pushd")
+    # (`c\<newline>d` is cd: bash drops a backslash-newline before it reads the word)
+    return name is not None and name.text is not None and name.text.replace(b"\\\n", b"") in (b"cd", b"pushd")
 
 
 def _misread(root: Node) -> bool:
