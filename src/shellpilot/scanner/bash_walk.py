@@ -159,19 +159,6 @@ def _glob_tokens(text: str) -> list[str]:
     return found
 
 
-def _test_words(node: Node) -> list[Node]:
-    """The words of a `[ ... ]` test (those inside substitutions aside)."""
-    words: list[Node] = []
-    todo = list(node.children)
-    while todo:
-        child = todo.pop()
-        if child.type in ("word", "concatenation"):
-            words.append(child)
-        elif child.type not in SUBSTITUTIONS and child.type not in ("string", "raw_string"):
-            todo.extend(child.children)
-    return words
-
-
 def _is_cd(node: Node) -> bool:
     """Whether statement `node` is a plain `cd`/`pushd` command (its redirects aside)."""
     if node.type == "redirected_statement" and node.child_count:
@@ -417,7 +404,6 @@ class BashWalker:
             inner = inner[: len(inner) - 1]
         words = [Word.literal(token) for token in _glob_tokens(inner)]
         self.judge.globs(words, cwds, "a glob")
-        self.globs(_test_words(node), cwds)
 
     def probes(self, node: Node, cwds: Cwds) -> None:
         """The files a test looks at (`[ -e ~/.ssh/id_rsa ]`, `[[ a -nt /x ]]`): an outside
