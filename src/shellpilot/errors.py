@@ -99,6 +99,14 @@ class InvalidTimeout(UsageError, ValueError):
         self.maximum_ms = maximum_ms
 
 
+class InvalidCommand(UsageError, ValueError):
+    """A command text no shell can be given: empty, holding a NUL byte, or longer than the
+    kernel passes as one argument (``MAX_COMMAND_BYTES``)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+
+
 class ShellNotFound(UsageError):
     """The shell binary to run commands with does not exist or cannot be executed."""
 

@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from shellpilot.config import Config
-from shellpilot.errors import InvalidTimeout, PermissionRejected, WorkdirNotFound
+from shellpilot.errors import InvalidCommand, InvalidTimeout, PermissionRejected, WorkdirNotFound
 from shellpilot.paths import data_dir, tool_output_dir
 from shellpilot.permission.request import AskRequest
+from shellpilot.process.runner import MAX_COMMAND_BYTES
 from shellpilot.tool import ToolContext, ToolRegistry
 from shellpilot.tool.shell import ShellParams, ShellTool
 
@@ -185,7 +187,18 @@ async def test_bad_input_fails_before_any_ask(project: Path) -> None:
         await tool.execute(params("touch ran", timeout=-1), ctx)
     with pytest.raises(WorkdirNotFound):
         await tool.execute(params("touch ran", workdir="missing"), ctx)
+    with pytest.raises(InvalidCommand, match="NUL byte"):
+        await tool.execute(params("touch ran\0x"), ctx)
+    with pytest.raises(InvalidCommand, match="empty"):
+        await tool.execute(params(" \n"), ctx)
+    # bash -c gets the command as one argument, and Linux refuses one of 128 KiB (E2BIG).
+    with pytest.raises(InvalidCommand, match="131,073 bytes"):
+        await tool.execute(params(f"touch ran; : {'x' * 131_060}"), ctx)
+    with pytest.raises(ValidationError, match="not true or false"):
+        params("touch ran", timeout=True)  # pydantic alone would read true as 1 ms
     assert asks.calls == [] and not (project / "ran").exists()
+    just_fits = await tool.execute(params(f"touch ran; : {'x' * (MAX_COMMAND_BYTES - 13)}"), ctx)
+    assert just_fits.metadata["exit"] == 0 and (project / "ran").exists()
 
 
 async def test_timeout_and_abort_are_reported(project: Path) -> None:

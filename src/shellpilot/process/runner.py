@@ -8,6 +8,7 @@ Must not touch: permissions, parsing, sessions; output shaping lives in output.p
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import re
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from shellpilot.config.model import Config, ShellConfig
-from shellpilot.errors import InvalidTimeout, ShellNotFound, ToolError, WorkdirNotFound
+from shellpilot.errors import InvalidCommand, InvalidTimeout, ShellNotFound, ToolError, WorkdirNotFound
 from shellpilot.ids import ascending
 from shellpilot.paths import data_dir, tool_output_dir
 from shellpilot.process.abort import USER_ABORT, abort_reason
@@ -165,9 +166,39 @@ async def _settle(future: asyncio.Future[Any], seconds: float) -> bool:
     return future.done()
 
 
+MAX_COMMAND_BYTES = 131_071
+"""The longest command text, in UTF-8 bytes, that can start: the shell gets it as one argv
+string, and Linux refuses (E2BIG) a single argument of 128 KiB or more with its NUL."""
+
+
+def check_command(command: str) -> None:
+    """Raise InvalidCommand, saying what to do instead, for a command that cannot be run:
+    empty (or only white space), holding a NUL byte, or over ``MAX_COMMAND_BYTES``."""
+    if not command.strip():
+        raise InvalidCommand("The command is empty: give the shell command to run.")
+    nul = command.find("\0")
+    if nul >= 0:
+        raise InvalidCommand(
+            f"The command holds a NUL byte (\\0) at character {nul}: a command line cannot carry "
+            "one. Let the shell make the byte instead, e.g. printf '\\0'."
+        )
+    size = len(command.encode("utf-8", "surrogatepass"))
+    if size > MAX_COMMAND_BYTES:
+        raise InvalidCommand(
+            f"The command is {size:,} bytes; the kernel passes at most {MAX_COMMAND_BYTES:,} bytes "
+            "as one command line. Write long text to a file in parts (several `cat >> FILE <<'EOF'` "
+            "calls), or put the script in a file and run that file."
+        )
+
+
 def _spawn_error(exc: OSError, choice: ShellChoice, cwd: Path, wrapped: Wrapped | None = None) -> Exception:
     if not cwd.is_dir():
         return WorkdirNotFound(str(cwd))
+    if exc.errno == errno.E2BIG:
+        return ToolError(
+            f"Could not start the command: its environment and text are too large for the kernel "
+            f"({exc.strerror}). Shorten the command or the variables set in shell.env."
+        )
     if wrapped is not None:
         return ToolError(f"Could not start the sandbox ({wrapped.argv[0]}) in {cwd}: {exc}")
     if not os.access(choice.path, os.X_OK):
@@ -331,9 +362,11 @@ async def run(
     sandbox this process becomes a child subreaper, so processes that leave the group
     (``setsid``) are still listed in ``background_pids`` and killed on timeout and abort.
 
-    Raises InvalidTimeout before anything runs; SandboxUnavailable (a required sandbox that
-    cannot run); WorkdirNotFound, ShellNotFound or ToolError if the process cannot start.
+    Raises InvalidCommand (``check_command``) or InvalidTimeout before anything runs;
+    SandboxUnavailable (a required sandbox that cannot run); WorkdirNotFound, ShellNotFound
+    or ToolError if the process cannot start.
     """
+    check_command(command)
     cfg = config if config is not None else Config()
     timeout = None if no_timeout else resolve_timeout(timeout_ms, cfg.shell)
     choice = shell if isinstance(shell, ShellChoice) else detect_shell(shell, configured=cfg.shell.path)

@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from shellpilot.config.model import Config
 from shellpilot.errors import WorkdirNotFound
@@ -27,7 +27,7 @@ from shellpilot.process.detect import ShellChoice, detect_shell
 from shellpilot.process.output import OutputLimits
 from shellpilot.process.process_group import ProcessRecord
 from shellpilot.process.result import ShellResult
-from shellpilot.process.runner import resolve_timeout, run
+from shellpilot.process.runner import check_command, resolve_timeout, run
 from shellpilot.tool.base import ToolContext, ToolResult
 from shellpilot.tool.gate import NETWORK, UNSANDBOXED, GateVerdict, escalate, gate
 
@@ -70,6 +70,14 @@ class ShellParams(BaseModel):
             "sandbox note suggested. The user is asked to approve them."
         ),
     )
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _not_a_flag(cls, value: Any) -> Any:
+        # pydantic would take true as 1 ms (and kill the command at once).
+        if isinstance(value, bool):
+            raise ValueError("timeout is a number of milliseconds, not true or false")
+        return value
 
 
 def _human_ms(ms: int) -> str:
@@ -286,10 +294,11 @@ class ShellTool:
         and, right after the spawn, the shell's process record (``"process"``) so that
         recovery after a crash stops the command.
 
-        Raises InvalidTimeout, WorkdirNotFound, PermissionDenied/Rejected/Corrected (from
-        ``ctx.ask``) before anything runs.
+        Raises InvalidCommand, InvalidTimeout, WorkdirNotFound, PermissionDenied/Rejected/
+        Corrected (from ``ctx.ask``) before anything runs.
         """
         call: ShellParams = params
+        check_command(call.command)  # before the gate: nobody is asked about what cannot run
         timeout_ms = resolve_timeout(call.timeout, self.config.shell)
         cwd = self.workdir(call.workdir, ctx.project_dir)
         meta = {"description": call.description, "workdir": str(cwd)}
