@@ -20,6 +20,7 @@ from shellpilot.permission.events import PermissionAsked, PermissionRequest, Rep
 from shellpilot.permission.service import PermissionService
 from shellpilot.provider.registry import ProviderRegistry
 from shellpilot.provider.scripted import Script, ScriptedProvider, ToolCall, Turn
+from shellpilot.session.dispatch import MAX_PARALLEL_CALLS
 from shellpilot.session.loop import AgentLoop
 from shellpilot.session.models import AssistantMessage, ToolCompleted, ToolFailed, ToolPart
 from shellpilot.session.run_state import RunState
@@ -122,6 +123,28 @@ async def test_independent_calls_run_concurrently(rig_factory: Any) -> None:
     assert result.ok
     outputs = {p.call_id: p.state for p in rig.tool_parts()}
     assert isinstance(outputs["call_w"], ToolCompleted) and "waited" in outputs["call_w"].output
+
+
+async def test_at_most_max_parallel_calls_run_at_once(rig_factory: Any, project: Path) -> None:
+    # Each call counts the calls running beside it, then waits until a full set of slots runs
+    # (or one already did): the count proves the set ran together and nothing beyond it did.
+    many = MAX_PARALLEL_CALLS + 4
+    wait = f"until [ $(ls run | wc -l) -ge {MAX_PARALLEL_CALLS} ] || [ -f released ]; do sleep 0.02; done"
+    calls = [
+        bash(
+            f"mkdir -p run; touch run/{i}; ls run | wc -l >> counts; {wait}; "
+            f"touch released; sleep 0.2; rm run/{i}",
+            f"call_{i}",
+            timeout=60_000,
+        )
+        for i in range(many)
+    ]
+    rig = rig_factory([Turn(tool_calls=calls), Turn(text="ok")])
+    result = await rig.loop.prompt(rig.session_id, "go")
+    assert result.ok
+    assert all(isinstance(p.state, ToolCompleted) for p in rig.tool_parts())
+    counts = [int(line) for line in (project / "counts").read_text().split()]
+    assert len(counts) == many and max(counts) == MAX_PARALLEL_CALLS
 
 
 async def test_request_has_system_prompt_tools_and_history(rig_factory: Any, project: Path) -> None:

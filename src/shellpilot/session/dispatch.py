@@ -27,6 +27,9 @@ ABORT_GRACE_S = 10.0
 """After a cancel, how long running tools get to stop on their own (the shell tool kills
 its process group at once and forces it after ``shell.kill_grace_ms``) before they are
 cancelled outright, in seconds."""
+MAX_PARALLEL_CALLS = 8
+"""At most this many calls of one model turn run at once; the others wait, pending, for a
+free slot (a model asking for hundreds of commands at once does not start them all)."""
 STOPPED_BY_ERROR = "stopped: another call of the same step could not be saved"
 """The abort reason of calls stopped because a sibling call raised (its result did not fit
 on the disk), read as ``Tool execution stopped: ...``."""
@@ -149,7 +152,8 @@ async def run_call(env: CallEnv, part: ToolPart) -> tuple[ToolPart, CallOutcome]
 async def run_calls(
     env: CallEnv, parts: Sequence[ToolPart], on_done: Callable[[ToolPart], None] | None = None
 ) -> list[tuple[ToolPart, CallOutcome]]:
-    """Run ``parts`` concurrently (independent calls); results in the calls' order.
+    """Run ``parts`` concurrently (independent calls), at most ``MAX_PARALLEL_CALLS`` at a
+    time; results in the calls' order.
 
     If the caller is cancelled, ``env.abort`` is set (tools stop what they run and their
     parts are recorded as aborted, output so far kept); a tool still running after
@@ -157,7 +161,13 @@ async def run_calls(
     running. A call that raises (its result could not be saved: ``StorageFull``) stops the
     others the same way, with the reason ``STOPPED_BY_ERROR``, before its error propagates.
     """
-    tasks = [asyncio.ensure_future(run_call(env, part)) for part in parts]
+    slots = asyncio.Semaphore(MAX_PARALLEL_CALLS)
+
+    async def in_turn(part: ToolPart) -> tuple[ToolPart, CallOutcome]:
+        async with slots:
+            return await run_call(env, part)
+
+    tasks = [asyncio.ensure_future(in_turn(part)) for part in parts]
     try:
         results = list(await asyncio.gather(*tasks))
     except BaseException as exc:  # cancelled, or a call could not be saved (a full disk)
