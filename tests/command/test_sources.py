@@ -231,3 +231,32 @@ def test_walk_files_lists_what_os_walk_would(tmp_path: Path) -> None:
         (name, str(root / f"{name}.md")) for name in ("A", "b", "gone", "same")
     ]
     assert walk_files(tmp_path / "absent", ".md") == []
+
+
+def test_gemini_names_and_descriptions_as_gemini_cli_shows_them(tmp_path: Path) -> None:
+    """Gemini CLI's FileCommandLoader: a missing description is ``Custom command from
+    <file>``; a description loses escape sequences, its whitespace runs become one space and
+    it is cut at 100 UTF-16 units; a name part is cut at 50 (non-ASCII: ``_`` per unit)."""
+    root = tmp_path / ".gemini" / "commands"
+    write(root / "plain.toml", 'prompt = "Summarise"\n')
+    write(
+        root / "multi.toml",
+        'description = """\nReview the diff.\n\tThen\\u001b[31m fix\\u001b[0m it.\n"""\nprompt = "x"\n',
+    )
+    write(root / "long.toml", f'description = "{"d" * 150}"\nprompt = "x"\n')
+    write(root / ("a" * 60 + ".toml"), 'prompt = "x"\n')
+    write(root / "ops" / "déployer 🚀.toml", 'prompt = "x"\n')
+    write(root / "num.toml", 'description = 42\nprompt = "x"\n')
+    loaded = load_gemini_dir(root)
+    by_name = {c.name: c for c in loaded.commands}
+    assert by_name["plain"].description == "Custom command from plain.toml"
+    assert by_name["multi"].description == "Review the diff. Then fix it."
+    assert by_name["long"].description == "d" * 97 + "..."
+    assert by_name["a" * 47 + "..."].aliases == ["a" * 60]
+    assert by_name["ops:d_ployer___"].aliases == ["ops/déployer 🚀"]
+    assert by_name["num"].description == "42"
+    (warning,) = loaded.warnings
+    assert warning.path == str(root / "num.toml")
+    assert warning.message == (
+        '"description" must be a TOML string, got int 42 (Gemini CLI skips this file); quote it'
+    )
