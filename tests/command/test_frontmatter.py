@@ -72,3 +72,10 @@ def test_yaml_1_2_scalars_as_claude_code_and_opencode_read_them() -> None:
     }
     nested = parse_markdown("---\ntools:\n  - yes\n  - on\nflag: [true, no]\n---\nx", "f.md")
     assert nested.data == {"tools": ["yes", "on"], "flag": [True, "no"]}
+
+
+@pytest.mark.parametrize("opener", ["--- ", "---\t", "---  \r"])
+def test_an_opening_line_with_trailing_blanks_opens_frontmatter(opener: str) -> None:
+    """gray-matter (OpenCode) reads blanks after ``---`` as part of the opening line."""
+    parsed = parse_markdown(f"{opener}\ndescription: Ship it\n---\nBody $1", "f.md")
+    assert parsed.data == {"description": "Ship it"} and parsed.body == "Body $1"

@@ -187,8 +187,9 @@ def _error_line(exc: yaml.YAMLError) -> int:
 def parse_markdown(text: str, path: str, *, warn_sanitised: bool = True) -> Parsed:
     """Split and parse a markdown file with optional ``---`` YAML frontmatter.
 
-    Readings in turn: strict YAML (YAML 1.2 scalars, see ``_loader``); the sanitiser
-    (``sanitise``); key by key. A lenient
+    The frontmatter opens with a first line ``---`` (trailing blanks allowed) and closes at
+    the next line ``---`` or ``...``. Readings in turn: strict YAML (YAML 1.2 scalars, see
+    ``_loader``); the sanitiser (``sanitise``); key by key. A lenient
     reading adds a warning naming ``path`` and the line of the YAML error (not for a
     sanitised reading when ``warn_sanitised`` is False: formats whose own parser is
     that lenient, like Claude Code's). Raises
@@ -197,7 +198,7 @@ def parse_markdown(text: str, path: str, *, warn_sanitised: bool = True) -> Pars
     """
     if text.startswith("\ufeff"):
         text = text[1:]
-    if not (text.startswith("---\n") or text.startswith("---\r\n") or text.rstrip() == "---"):
+    if text.split("\n", 1)[0].rstrip() != "---":  # `--- ` opens too, as in gray-matter
         return Parsed({}, text.strip())
     lines = text.split("\n")
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), -1)
