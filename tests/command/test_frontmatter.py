@@ -79,3 +79,12 @@ def test_an_opening_line_with_trailing_blanks_opens_frontmatter(opener: str) -> 
     """gray-matter (OpenCode) reads blanks after ``---`` as part of the opening line."""
     parsed = parse_markdown(f"{opener}\ndescription: Ship it\n---\nBody $1", "f.md")
     assert parsed.data == {"description": "Ship it"} and parsed.body == "Body $1"
+
+
+def test_tab_indented_list_is_read_with_a_warning() -> None:
+    """A tab before a list item is not YAML; gray-matter still reads the list."""
+    parsed = parse_markdown("---\nallowed-tools:\n\t- Bash(git:*)\n\t- Read\ndescription: d\n---\nb", "f.md")
+    assert parsed.data == {"allowed-tools": ["Bash(git:*)", "Read"], "description": "d"}
+    (warning,) = parsed.warnings
+    assert (warning.path, warning.line) == ("f.md", 3)
+    assert warning.message.endswith("; tab indentation read as spaces (indent with spaces)")

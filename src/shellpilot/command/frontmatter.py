@@ -179,6 +179,16 @@ def _fast(raw: str) -> tuple[dict[str, Any], int | None] | None:
     return data, first_bad
 
 
+def _spaces_for_tabs(text: str) -> str:
+    """Each tab of each line's indentation as two spaces (YAML forbids tabs there; the
+    JavaScript parsers other agents use read ``\t- Bash`` as a list item)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        body = line.lstrip(" \t")
+        out.append(line[: len(line) - len(body)].replace("\t", "  ") + body)
+    return "\n".join(out)
+
+
 def _error_line(exc: yaml.YAMLError) -> int:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     return (mark.line + 2) if mark is not None else 1  # +1 for 0-based, +1 for the `---` line
@@ -189,7 +199,8 @@ def parse_markdown(text: str, path: str, *, warn_sanitised: bool = True) -> Pars
 
     The frontmatter opens with a first line ``---`` (trailing blanks allowed) and closes at
     the next line ``---`` or ``...``. Readings in turn: strict YAML (YAML 1.2 scalars, see
-    ``_loader``); the sanitiser (``sanitise``); key by key. A lenient
+    ``_loader``); the sanitiser (``sanitise``); with tabs in indentation, those read as
+    spaces; key by key. A lenient
     reading adds a warning naming ``path`` and the line of the YAML error (not for a
     sanitised reading when ``warn_sanitised`` is False: formats whose own parser is
     that lenient, like Claude Code's). Raises
@@ -226,6 +237,13 @@ def parse_markdown(text: str, path: str, *, warn_sanitised: bool = True) -> Pars
             warn = warn_sanitised
         except _yaml().YAMLError:
             data = None
+        if data is None and "\t" in raw:
+            try:
+                data = _load(sanitise(_spaces_for_tabs(raw)))
+                how = "tab indentation read as spaces (indent with spaces)"
+                warn = True
+            except _yaml().YAMLError:
+                data = None
         if data is None:
             warn = True
             data = _key_by_key(raw)
