@@ -217,15 +217,19 @@ def test_walk_files_lists_what_os_walk_would(tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (outside / "secret.md").write_text("secret")
-    (root / "linked").symlink_to(outside, target_is_directory=True)  # a folder link: not followed
+    (root / "linked").symlink_to(outside, target_is_directory=True)  # a folder link out: warned
     (root / "leak.md").symlink_to(outside / "secret.md")  # a file link out: skipped, with a warning
     (root / "same.md").symlink_to(root / "b.md")  # a file link inside: listed
     (root / "gone.md").symlink_to(root / "missing.md")  # a broken link inside: listed, fails to read
+    (root / "team").symlink_to(root / "a" / "b", target_is_directory=True)  # a folder link inside: walked
+    (root / "a" / "b" / "up").symlink_to(root / "a", target_is_directory=True)  # a loop: not walked again
     warnings: list[LoadWarning] = []
     found = walk_files(root, ".md", warnings)
-    assert found == [(name, str(root / f"{name}.md")) for name in ("A", "a/b/c", "a/z", "b", "gone", "same")]
-    assert [str(w) for w in warnings] == [
-        f"{root / 'leak.md'}: skipped: a symlink to {outside / 'secret.md'}, outside {root}"
+    names = ("A", "a/b/c", "a/z", "b", "gone", "same", "team/c")
+    assert found == [(name, str(root / f"{name}.md")) for name in names]
+    assert sorted(str(w) for w in warnings) == [
+        f"{root / 'leak.md'}: skipped: a symlink to {outside / 'secret.md'}, outside {root}",
+        f"{root / 'linked'}: skipped: a folder symlink to {outside}, outside {root}",
     ]
     assert walk_files(root, ".md", nested=False) == [
         (name, str(root / f"{name}.md")) for name in ("A", "b", "gone", "same")
