@@ -264,3 +264,17 @@ def test_gemini_names_and_descriptions_as_gemini_cli_shows_them(tmp_path: Path) 
     assert warning.message == (
         '"description" must be a TOML string, got int 42 (Gemini CLI skips this file); quote it'
     )
+
+
+def test_an_unescaped_backslash_in_toml_says_how_to_fix_it(tmp_path: Path) -> None:
+    """Real Gemini files put ``grep -E "^\\[x\\]"`` in a ``\"\"\"`` prompt: invalid TOML, which
+    Gemini CLI skips too; the warning names the line and the two ways to write it."""
+    root = tmp_path / "g"
+    write(root / "sdd.toml", 'description = "d"\nprompt = """\nRun:\ngrep -E "^- \\[x\\]" spec.md\n"""\n')
+    loaded = load_gemini_dir(root)
+    assert loaded.commands == []
+    (warning,) = loaded.warnings
+    assert warning.line == 4 and "Gemini CLI skips it too" in warning.message
+    assert warning.message.endswith(
+        "; write \\\\ for a backslash inside \"...\", or quote the prompt with '''...'''"
+    )

@@ -27,6 +27,7 @@ _INVISIBLE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x80-\x9f\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
 )
 _SPACES = re.compile(r"\s+")
+_BACKSLASH_HINT = "; write \\\\ for a backslash inside \"...\", or quote the prompt with '''...'''"
 NAME_PART_LIMIT = 50
 """UTF-16 units of one name part Gemini CLI keeps; a longer part is cut to 47 plus ``...``."""
 DESCRIPTION_LIMIT = 100
@@ -102,7 +103,10 @@ def load_gemini_file(name: str, path: Path, *, trusted: bool = True) -> Loaded:
         line = int(found.group(1)) if found else None
         data = _by_assignment(text)
         if not isinstance(data.get("prompt"), str):
-            loaded.warnings.append(LoadWarning(f"skipped: invalid TOML ({exc})", origin, line))
+            hint = _BACKSLASH_HINT if "Unescaped '\\'" in str(exc) else ""
+            loaded.warnings.append(
+                LoadWarning(f"skipped: invalid TOML ({exc}); Gemini CLI skips it too{hint}", origin, line)
+            )
             return loaded
         loaded.warnings.append(LoadWarning(f"invalid TOML ({exc}); read key by key", origin, line))
     prompt = data.get("prompt")
