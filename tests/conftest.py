@@ -27,7 +27,11 @@ def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("SHELLPILOT_CONFIG_DIR", str(base / "config"))
     (base / "home").mkdir()
     monkeypatch.setenv("HOME", str(base / "home"))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
+    # other agents' folder overrides would point outside HOME
+    overrides = ["CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "OPENCODE_CONFIG_DIR"]
+    overrides.append("XDG_CONFIG_HOME")
+    for name in overrides:
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SHELLPILOT_TRUST_PROJECT", "1")
 
 

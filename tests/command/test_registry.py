@@ -140,3 +140,30 @@ async def test_mcp_prompts_override_config_and_stay_qualified(project: Path) -> 
         assert any(w.startswith('skill "hello" from ') and "shadowed by mcp:fixture" in w for w in warnings)
         dead = [w for w in warnings if w.startswith("mcp:dead: server did not start")]
         assert len(dead) == 1 and "fixture server refuses to start" in dead[0]
+
+
+def test_user_folders_of_other_agents_follow_their_own_overrides(tmp_path: Path) -> None:
+    """OpenCode scans ``$XDG_CONFIG_HOME/opencode``, ``~/.opencode`` and
+    ``$OPENCODE_CONFIG_DIR``; Claude Code moves ``~/.claude`` to ``$CLAUDE_CONFIG_DIR``;
+    Gemini CLI puts ``.gemini`` under ``$GEMINI_CLI_HOME``."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    write(home / ".opencode" / "command" / "dotted.md", "From ~/.opencode")
+    write(tmp_path / "xdg" / "opencode" / "commands" / "xdg.md", "From XDG")
+    write(tmp_path / "oc" / "command" / "extra.md", "From OPENCODE_CONFIG_DIR")
+    write(tmp_path / "claude-alt" / "commands" / "ops" / "ship.md", "Ship it")
+    write(tmp_path / "gem" / ".gemini" / "commands" / "hi.toml", 'prompt = "Hi"\n')
+    write(home / ".claude" / "commands" / "ignored.md", "not read: CLAUDE_CONFIG_DIR moved it")
+    env = {
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "OPENCODE_CONFIG_DIR": str(tmp_path / "oc"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-alt"),
+        "GEMINI_CLI_HOME": str(tmp_path / "gem"),
+    }
+    registry = CommandRegistry(project, load_config(project), home=home, env=env)
+    names = {c.name: c for c in registry.list_files()}
+    assert {"dotted", "xdg", "extra", "ops:ship", "hi"} <= set(names)
+    assert "ignored" not in names
+    assert names["dotted"].syntax == "opencode" and names["dotted"].template == "From ~/.opencode"
+    bare = CommandRegistry(project, load_config(project), home=home, env={})
+    assert {c.name for c in bare.list_files()} >= {"dotted", "ignored"}

@@ -217,17 +217,64 @@ def test_walk_files_lists_what_os_walk_would(tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (outside / "secret.md").write_text("secret")
-    (root / "linked").symlink_to(outside, target_is_directory=True)  # a folder link: not followed
+    (root / "linked").symlink_to(outside, target_is_directory=True)  # a folder link out: warned
     (root / "leak.md").symlink_to(outside / "secret.md")  # a file link out: skipped, with a warning
     (root / "same.md").symlink_to(root / "b.md")  # a file link inside: listed
     (root / "gone.md").symlink_to(root / "missing.md")  # a broken link inside: listed, fails to read
+    (root / "team").symlink_to(root / "a" / "b", target_is_directory=True)  # a folder link inside: walked
+    (root / "a" / "b" / "up").symlink_to(root / "a", target_is_directory=True)  # a loop: not walked again
     warnings: list[LoadWarning] = []
     found = walk_files(root, ".md", warnings)
-    assert found == [(name, str(root / f"{name}.md")) for name in ("A", "a/b/c", "a/z", "b", "gone", "same")]
-    assert [str(w) for w in warnings] == [
-        f"{root / 'leak.md'}: skipped: a symlink to {outside / 'secret.md'}, outside {root}"
+    names = ("A", "a/b/c", "a/z", "b", "gone", "same", "team/c")
+    assert found == [(name, str(root / f"{name}.md")) for name in names]
+    assert sorted(str(w) for w in warnings) == [
+        f"{root / 'leak.md'}: skipped: a symlink to {outside / 'secret.md'}, outside {root}",
+        f"{root / 'linked'}: skipped: a folder symlink to {outside}, outside {root}",
     ]
     assert walk_files(root, ".md", nested=False) == [
         (name, str(root / f"{name}.md")) for name in ("A", "b", "gone", "same")
     ]
     assert walk_files(tmp_path / "absent", ".md") == []
+
+
+def test_gemini_names_and_descriptions_as_gemini_cli_shows_them(tmp_path: Path) -> None:
+    """Gemini CLI's FileCommandLoader: a missing description is ``Custom command from
+    <file>``; a description loses escape sequences, its whitespace runs become one space and
+    it is cut at 100 UTF-16 units; a name part is cut at 50 (non-ASCII: ``_`` per unit)."""
+    root = tmp_path / ".gemini" / "commands"
+    write(root / "plain.toml", 'prompt = "Summarise"\n')
+    write(
+        root / "multi.toml",
+        'description = """\nReview the diff.\n\tThen\\u001b[31m fix\\u001b[0m it.\n"""\nprompt = "x"\n',
+    )
+    write(root / "long.toml", f'description = "{"d" * 150}"\nprompt = "x"\n')
+    write(root / ("a" * 60 + ".toml"), 'prompt = "x"\n')
+    write(root / "ops" / "déployer 🚀.toml", 'prompt = "x"\n')
+    write(root / "num.toml", 'description = 42\nprompt = "x"\n')
+    loaded = load_gemini_dir(root)
+    by_name = {c.name: c for c in loaded.commands}
+    assert by_name["plain"].description == "Custom command from plain.toml"
+    assert by_name["multi"].description == "Review the diff. Then fix it."
+    assert by_name["long"].description == "d" * 97 + "..."
+    assert by_name["a" * 47 + "..."].aliases == ["a" * 60]
+    assert by_name["ops:d_ployer___"].aliases == ["ops/déployer 🚀"]
+    assert by_name["num"].description == "42"
+    (warning,) = loaded.warnings
+    assert warning.path == str(root / "num.toml")
+    assert warning.message == (
+        '"description" must be a TOML string, got int 42 (Gemini CLI skips this file); quote it'
+    )
+
+
+def test_an_unescaped_backslash_in_toml_says_how_to_fix_it(tmp_path: Path) -> None:
+    """Real Gemini files put ``grep -E "^\\[x\\]"`` in a ``\"\"\"`` prompt: invalid TOML, which
+    Gemini CLI skips too; the warning names the line and the two ways to write it."""
+    root = tmp_path / "g"
+    write(root / "sdd.toml", 'description = "d"\nprompt = """\nRun:\ngrep -E "^- \\[x\\]" spec.md\n"""\n')
+    loaded = load_gemini_dir(root)
+    assert loaded.commands == []
+    (warning,) = loaded.warnings
+    assert warning.line == 4 and "Gemini CLI skips it too" in warning.message
+    assert warning.message.endswith(
+        "; write \\\\ for a backslash inside \"...\", or quote the prompt with '''...'''"
+    )

@@ -6,6 +6,7 @@ the unquoted-colon sanitiser, key by key). Must not touch: what the keys mean.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -48,9 +49,41 @@ class Parsed:
     warnings: list[LoadWarning] = field(default_factory=list)
 
 
-def _load(text: str) -> Any:
+_CORE_RESOLVERS: tuple[tuple[str, str, str], ...] = (
+    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
+    ("int", r"^(?:[-+]?(?:0|[1-9][0-9]*)|0x[0-9a-fA-F]+)$", "-+0123456789"),
+    (
+        "float",
+        r"^(?:[-+]?(?:\.[0-9]+|(?:0|[1-9][0-9]*)(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        "-+0123456789.",
+    ),
+)
+"""YAML 1.2 core-schema scalars (what the JavaScript parsers of Claude Code and OpenCode read)."""
+
+
+@functools.cache
+def _loader() -> type:
+    """PyYAML's safe loader (C when available) reading plain scalars by YAML 1.2's core schema:
+    only ``true``/``false`` are booleans (``yes``, ``no``, ``on``, ``off`` stay words), numbers
+    are decimal or ``0x`` (``1:30``, ``010`` and dates stay text as written)."""
     yaml = _yaml()
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # safe (C if available)
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    replaced = {f"tag:yaml.org,2002:{kind}" for kind in ("bool", "int", "float", "timestamp")}
+
+    class CoreLoader(base):  # type: ignore[misc,valid-type]
+        pass
+
+    CoreLoader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in entries if tag not in replaced]
+        for first, entries in base.yaml_implicit_resolvers.items()
+    }
+    for kind, pattern, firsts in _CORE_RESOLVERS:
+        CoreLoader.add_implicit_resolver(f"tag:yaml.org,2002:{kind}", re.compile(pattern), list(firsts))
+    return CoreLoader
+
+
+def _load(text: str) -> Any:
+    return _yaml().load(text, Loader=_loader())  # a SafeLoader: no object construction
 
 
 def _parses(value: str) -> bool:
@@ -104,11 +137,7 @@ def _key_by_key(text: str) -> dict[str, Any]:
     return data
 
 
-_BOOLS = {
-    v: v.lower() in ("true", "yes", "on")
-    for w in ("true", "false", "yes", "no", "on", "off")
-    for v in (w, w.capitalize(), w.upper())
-}
+_BOOLS = {v: v.lower() == "true" for w in ("true", "false") for v in (w, w.capitalize(), w.upper())}
 _NULLS = ("null", "Null", "NULL", "~")
 
 
@@ -150,6 +179,16 @@ def _fast(raw: str) -> tuple[dict[str, Any], int | None] | None:
     return data, first_bad
 
 
+def _spaces_for_tabs(text: str) -> str:
+    """Each tab of each line's indentation as two spaces (YAML forbids tabs there; the
+    JavaScript parsers other agents use read ``\t- Bash`` as a list item)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        body = line.lstrip(" \t")
+        out.append(line[: len(line) - len(body)].replace("\t", "  ") + body)
+    return "\n".join(out)
+
+
 def _error_line(exc: yaml.YAMLError) -> int:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     return (mark.line + 2) if mark is not None else 1  # +1 for 0-based, +1 for the `---` line
@@ -158,7 +197,10 @@ def _error_line(exc: yaml.YAMLError) -> int:
 def parse_markdown(text: str, path: str, *, warn_sanitised: bool = True) -> Parsed:
     """Split and parse a markdown file with optional ``---`` YAML frontmatter.
 
-    Readings in turn: strict YAML; the sanitiser (``sanitise``); key by key. A lenient
+    The frontmatter opens with a first line ``---`` (trailing blanks allowed) and closes at
+    the next line ``---`` or ``...``. Readings in turn: strict YAML (YAML 1.2 scalars, see
+    ``_loader``); the sanitiser (``sanitise``); with tabs in indentation, those read as
+    spaces; key by key. A lenient
     reading adds a warning naming ``path`` and the line of the YAML error (not for a
     sanitised reading when ``warn_sanitised`` is False: formats whose own parser is
     that lenient, like Claude Code's). Raises
@@ -167,7 +209,7 @@ def parse_markdown(text: str, path: str, *, warn_sanitised: bool = True) -> Pars
     """
     if text.startswith("\ufeff"):
         text = text[1:]
-    if not (text.startswith("---\n") or text.startswith("---\r\n") or text.rstrip() == "---"):
+    if text.split("\n", 1)[0].rstrip() != "---":  # `--- ` opens too, as in gray-matter
         return Parsed({}, text.strip())
     lines = text.split("\n")
     end = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), -1)
@@ -178,11 +220,12 @@ def parse_markdown(text: str, path: str, *, warn_sanitised: bool = True) -> Pars
     warnings: list[LoadWarning] = []
     quick = _fast(raw)
     if quick is not None:
-        data, bad_line = quick
+        fast, bad_line = quick
         if bad_line is not None and warn_sanitised:
             message = "frontmatter is not valid YAML (mapping values are not allowed here); values quoted"
             warnings.append(LoadWarning(message, path, bad_line))
-        return Parsed(data, body, end + 2, warnings)
+        return Parsed(fast, body, end + 2, warnings)
+    data: Any
     try:
         data = _load(raw)
     except _yaml().YAMLError as exc:
@@ -193,6 +236,15 @@ def parse_markdown(text: str, path: str, *, warn_sanitised: bool = True) -> Pars
             how = "values quoted"
             warn = warn_sanitised
         except _yaml().YAMLError:
+            data = None
+        if data is None and "\t" in raw:
+            try:
+                data = _load(sanitise(_spaces_for_tabs(raw)))
+                how = "tab indentation read as spaces (indent with spaces)"
+                warn = True
+            except _yaml().YAMLError:
+                data = None
+        if data is None:
             warn = True
             data = _key_by_key(raw)
             how = "read key by key"

@@ -45,12 +45,31 @@ if TYPE_CHECKING:
 CLAUDE_SYNTAXES = ("claude", "claude-legacy")
 
 
+def _env_dir(env: Mapping[str, str], name: str, default: Path) -> Path:
+    """The folder ``env[name]`` names when set and not blank, else ``default``."""
+    value = env.get(name, "").strip()
+    return Path(value) if value else default
+
+
 def _user_sources(home: Path, env: Mapping[str, str]) -> list[tuple[Path, str]]:
-    """The user's command folders of other agents, weakest first, with their format."""
-    dirs: list[tuple[Path, str]] = [(home / ".gemini" / "commands", "gemini")]
-    dirs.append((home / ".claude" / "commands", "claude"))
+    """The user's command folders of other agents, weakest first, with their format.
+
+    Each agent's own overrides apply: ``$GEMINI_CLI_HOME`` replaces the home of
+    ``.gemini``, ``$CLAUDE_CONFIG_DIR`` replaces ``~/.claude``, ``$CODEX_HOME`` replaces
+    ``~/.codex``; OpenCode reads ``$XDG_CONFIG_HOME/opencode`` (default ``~/.config``),
+    ``~/.opencode`` and ``$OPENCODE_CONFIG_DIR``, in that order."""
+    gemini = _env_dir(env, "GEMINI_CLI_HOME", home) / ".gemini" / "commands"
+    dirs: list[tuple[Path, str]] = [(gemini, "gemini")]
+    dirs.append((_env_dir(env, "CLAUDE_CONFIG_DIR", home / ".claude") / "commands", "claude"))
     dirs.append((codex_prompts_dir(home, env), "codex"))
-    dirs += [(home / ".config" / "opencode" / d, "opencode") for d in ("command", "commands")]
+    opencode = [_env_dir(env, "XDG_CONFIG_HOME", home / ".config") / "opencode", home / ".opencode"]
+    if env.get("OPENCODE_CONFIG_DIR", "").strip():
+        opencode.append(Path(env["OPENCODE_CONFIG_DIR"].strip()))
+    seen: set[Path] = set()
+    for folder in opencode:
+        if folder not in seen:
+            seen.add(folder)
+            dirs += [(folder / d, "opencode") for d in ("command", "commands")]
     return dirs
 
 

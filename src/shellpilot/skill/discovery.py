@@ -143,7 +143,7 @@ def discover_skills(roots: list[SkillRoot] | list[Path]) -> tuple[list[Skill], l
             if isinstance(skill, LoadWarning):
                 warnings.append(skill)
                 continue
-            if str(skill.data.get("user-invocable", "")).strip().lower() == "false":
+            if str(skill.data.get("user-invocable", "")).strip().lower() in ("false", "no", "off"):
                 continue
             key = skill.slash_name
             if key in found:

@@ -81,13 +81,15 @@ def walk_files(
     unchanged files never needs one). A missing or unreadable ``root`` or sub-folder yields
     nothing; ``nested=False`` reads only its top level. A file that resolves outside
     ``root`` through a symlink is skipped with a warning appended to ``warnings`` (see
-    ``escapes``); symlinked sub-folders are not followed. Only symlinks cost a ``stat``:
+    ``escapes``); a symlinked sub-folder is followed when it resolves inside ``root`` and is
+    not a loop (folder links inside it are not followed again), and skipped with a warning when
+    it resolves outside. Only symlinks cost a ``stat``:
     the kind of every other entry comes with the directory listing.
     """
     found: list[tuple[str, str]] = []
     cut = len(suffix)
 
-    def visit(folder: str, prefix: str) -> None:
+    def visit(folder: str, prefix: str, linked: bool = False) -> None:
         try:
             with os.scandir(folder) as listing:
                 entries = list(listing)
@@ -100,8 +102,12 @@ def walk_files(
             except OSError:
                 is_dir = False
             if is_dir:
-                if nested and not entry.is_symlink():
-                    visit(entry.path, prefix + file + "/")
+                if not nested:
+                    continue
+                if not entry.is_symlink():
+                    visit(entry.path, prefix + file + "/", linked)
+                elif not linked and _linked_folder(entry.path, root, warnings):
+                    visit(entry.path, prefix + file + "/", True)
                 continue
             if not file.endswith(suffix) or len(file) <= cut:
                 continue
@@ -116,6 +122,19 @@ def walk_files(
     visit(str(root), "")
     found.sort(key=itemgetter(0))
     return found
+
+
+def _linked_folder(path: str, root: Path, warnings: list[LoadWarning] | None) -> bool:
+    """Should ``walk_files`` enter the symlinked folder ``path``? Yes when it resolves inside
+    ``root`` and not to a folder holding the link (a loop); Gemini CLI and OpenCode follow
+    folder links too. A link to a folder outside is skipped with a warning, as a file link is."""
+    problem = escapes(Path(path), root)
+    if problem is not None:
+        if warnings is not None:
+            message = problem.message.replace("skipped: a symlink", "skipped: a folder symlink")
+            warnings.append(LoadWarning(message, path))
+        return False
+    return not Path(os.path.realpath(os.path.dirname(path))).is_relative_to(os.path.realpath(path))
 
 
 def read_text(path: Path) -> str | LoadWarning:

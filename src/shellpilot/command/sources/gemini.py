@@ -22,12 +22,49 @@ from shellpilot.command.sources.base import FileReader, Loaded, read_each, read_
 _AT_LINE = re.compile(r"at line (\d+)")
 _ASSIGN = re.compile(r"^[A-Za-z_][\w-]*\s*=")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_\-.]")
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x80-\x9f\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
+)
+_SPACES = re.compile(r"\s+")
+_BACKSLASH_HINT = "; write \\\\ for a backslash inside \"...\", or quote the prompt with '''...'''"
+NAME_PART_LIMIT = 50
+"""UTF-16 units of one name part Gemini CLI keeps; a longer part is cut to 47 plus ``...``."""
+DESCRIPTION_LIMIT = 100
+"""UTF-16 units of a description Gemini CLI shows; a longer one is cut to 97 plus ``...``."""
+
+
+def _units(text: str) -> int:
+    """Length in UTF-16 code units, as JavaScript counts it (an emoji is 2)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut as Gemini CLI cuts it: past ``limit`` UTF-16 units, the first
+    ``limit - 3`` units plus ``...`` (a character split in half is dropped)."""
+    if _units(text) <= limit:
+        return text
+    head = text.encode("utf-16-le")[: 2 * (limit - 3)].decode("utf-16-le", errors="ignore")
+    return head + "..."
 
 
 def gemini_name(relative: str) -> str:
     """Gemini CLI's name for ``dir/sub/name``: ``dir:sub:name``, each part with characters
-    other than letters, digits, ``_``, ``-`` and ``.`` replaced by ``_``."""
-    return ":".join(_UNSAFE.sub("_", part) for part in relative.split("/"))
+    other than letters, digits, ``_``, ``-`` and ``.`` replaced by ``_`` (one per UTF-16
+    unit: an emoji becomes ``__``), a part longer than 50 cut to 47 plus ``...``."""
+    return ":".join(
+        _cut(_UNSAFE.sub(lambda m: "_" * _units(m.group()), part), NAME_PART_LIMIT)
+        for part in relative.split("/")
+    )
+
+
+def gemini_description(value: str | None, path: Path) -> str:
+    """What Gemini CLI shows for a command: the description (default ``Custom command from
+    <file>.toml``) without escape sequences and invisible control characters, every run of
+    whitespace one space, at most 100 UTF-16 units (97 plus ``...``)."""
+    text = value or f"Custom command from {path.name}"
+    text = _SPACES.sub(" ", _INVISIBLE.sub("", _ANSI.sub("", text))).strip()
+    return _cut(text, DESCRIPTION_LIMIT)
 
 
 def _by_assignment(text: str) -> dict[str, Any]:
@@ -66,7 +103,10 @@ def load_gemini_file(name: str, path: Path, *, trusted: bool = True) -> Loaded:
         line = int(found.group(1)) if found else None
         data = _by_assignment(text)
         if not isinstance(data.get("prompt"), str):
-            loaded.warnings.append(LoadWarning(f"skipped: invalid TOML ({exc})", origin, line))
+            hint = _BACKSLASH_HINT if "Unescaped '\\'" in str(exc) else ""
+            loaded.warnings.append(
+                LoadWarning(f"skipped: invalid TOML ({exc}); Gemini CLI skips it too{hint}", origin, line)
+            )
             return loaded
         loaded.warnings.append(LoadWarning(f"invalid TOML ({exc}); read key by key", origin, line))
     prompt = data.get("prompt")
@@ -83,10 +123,19 @@ def load_gemini_file(name: str, path: Path, *, trusted: bool = True) -> Loaded:
             LoadWarning(f"!{{ at offset {unbalanced} of the prompt never closes; it stays text", origin)
         )
     spelled = gemini_name(name)
+    description = data.get("description")
+    if description is not None and not isinstance(description, str):
+        loaded.warnings.append(
+            LoadWarning(
+                f'"description" must be a TOML string, got {type(description).__name__} {description!r} '
+                "(Gemini CLI skips this file); quote it",
+                origin,
+            )
+        )
     loaded.commands.append(
         Command(
             name=spelled,
-            description=text_field(data, "description", origin, loaded.warnings),
+            description=gemini_description(text_field(data, "description", origin, []), path),
             template=template,
             syntax="gemini",
             hints=hints(template, "gemini"),
