@@ -108,3 +108,100 @@ def test_other_hooks_leave_reading_git_silent(tmp_path: Path) -> None:
         _bash(project, command)
         assert gate.asks(gate.plan(command)) == [], command
     assert not mark.exists()
+
+
+@pytest.fixture
+def places(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(project, outside, mark): the project holds `a.txt`, a program `tools/run` that
+    appends to `mark` and a sed script `s.sed` that runs it; `outside` is empty."""
+    project = tmp_path / "proj"
+    outside = tmp_path / "outside"
+    mark = tmp_path / "mark"
+    project.mkdir()
+    outside.mkdir()
+    (project / "a.txt").write_text("b\na\n")
+    _marker(project / "tools", "run", mark)
+    (project / "s.sed").write_text("1e ./tools/run\n")
+    return project, outside, mark
+
+
+def _granted(project: Path, tmp_path: Path, program: str) -> Gate:
+    """The default policy after the user answered "always" for `program *`."""
+    from shellpilot.permission.rules import Rule
+
+    gate = Gate(project, tmp_path / "data")
+    gate.rules.append(Rule("bash", f"{program} *", "allow", "user"))
+    return gate
+
+
+@pytest.mark.parametrize(
+    ("command", "written"),
+    [
+        ("sort --outp={O}/x a.txt", "x"),
+        ("sort --o={O}/x a.txt", "x"),
+        ("sort --outp {O}/x a.txt", "x"),
+        ("shuf --outp={O}/x a.txt", "x"),
+        ("shuf --output={O}/x a.txt", "x"),
+        ("sed --in='{O}/*' p a.txt", "a.txt"),
+        ("sed --in-place='{O}/*' p a.txt", "a.txt"),
+        ("sed -n --exp='w {O}/x' a.txt", "x"),
+        ("tar --cr -f {O}/x a.txt", "x"),
+        ("cp --targ={O} a.txt", "a.txt"),
+        ("install --dir {O}/x", "x"),
+        ("env --ch={O} touch x", "x"),
+    ],
+)
+def test_abbreviated_long_options_that_write_outside_ask(
+    places: tuple[Path, Path, Path], tmp_path: Path, command: str, written: str
+) -> None:
+    """getopt_long takes any unambiguous prefix of a long option (`--outp` is `--output`,
+    `--in` is `--in-place`, `--ch` is env's `--chdir`): the file really lands outside,
+    so even with the program granted, the outside directory is asked."""
+    project, outside, _ = places
+    command = command.replace("{O}", str(outside))
+    program = command.split()[0]
+    done = _bash(project, command)
+    assert (outside / written).exists(), f"bash must really write outside: {done.stderr}"
+    gate = _granted(project, tmp_path, program)
+    assert "external_directory" in gate.asks(gate.plan(command))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed --exp='1e ./tools/run' a.txt",
+        "sed --e='1e ./tools/run' a.txt",
+        "sed --fi=s.sed a.txt",
+        "env --sp=./tools/run",
+        "env --split-s=./tools/run",
+        "split --filt=./tools/run a.txt",
+    ],
+)
+def test_abbreviated_long_options_that_run_a_program_ask(
+    places: tuple[Path, Path, Path], tmp_path: Path, command: str
+) -> None:
+    """`sed --exp`/`--fi` (a script that runs `e`), `env --sp` (`--split-string`):
+    the project's program really runs; even with the program granted, it is asked."""
+    project, _, mark = places
+    _bash(project, command)
+    assert mark.exists(), "bash must really run the project's program"
+    gate = _granted(project, tmp_path, command.split()[0])
+    assert gate.asks(gate.plan(command)) != []
+
+
+def test_full_long_options_inside_stay_silent(places: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """The same programs with their options in full, writing inside the project: a
+    granted program runs with no prompt, a read-only one with none at all."""
+    project, _, _ = places
+    for program, command in (
+        ("sort", "sort --output=sorted.txt a.txt"),
+        ("sort", "sort --outp=sorted.txt a.txt"),
+        ("sed", "sed --in-place=.bak p a.txt"),
+        ("tar", "tar --create -f a.tar a.txt"),
+        ("cp", "cp --target-directory=tools a.txt"),
+    ):
+        gate = _granted(project, tmp_path, program)
+        assert gate.asks(gate.plan(command)) == [], command
+    gate = Gate(project, tmp_path / "data")
+    for command in ("sed --expression=p a.txt", "sed -n --expression=1p a.txt", "grep --count a a.txt"):
+        assert gate.asks(gate.plan(command)) == [], command

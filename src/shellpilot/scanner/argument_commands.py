@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from shellpilot.scanner.options import long_options
 from shellpilot.scanner.sedscript import is_safe_script
 from shellpilot.scanner.words import Word
 
@@ -23,6 +24,20 @@ _AWK_RUNS = re.compile(r"system|(?<!\|)\|(?!\|)|\bprintf?\b[^;{}\n]*>")
 """awk text that may start a process or write a file: `system(`, `print | "cmd"`, `"cmd" |
 getline`, `|&`, and `print > "file"` / `printf ... >> f` (in a print statement an
 unparenthesised `>` is a redirect, not a comparison)."""
+
+
+_AWK_LONG = frozenset(o for o in _AWK_VALUE_OPTIONS | _AWK_PROGRAM_OPTIONS | _AWK_FILE_OPTIONS if o[1] == "-")
+
+
+def _awk_long(name: str) -> str:
+    """gawk's long option `name` stands for (`--so` is `--source`; see long_options): a
+    program file first, then program text, when an abbreviation may be several."""
+    meant = long_options(name, _AWK_LONG)
+    for group in (_AWK_FILE_OPTIONS, _AWK_PROGRAM_OPTIONS):
+        found = next((o for o in meant if o in group), None)
+        if found is not None:
+            return found
+    return meant[0] if meant else name
 
 
 def _awk(args: Sequence[Word]) -> str | None:
@@ -37,6 +52,7 @@ def _awk(args: Sequence[Word]) -> str | None:
             index += 1
             break
         name, eq, attached = text.partition("=") if text.startswith("--") else (text[:2], "", text[2:])
+        name = _awk_long(name)
         if name in _AWK_FILE_OPTIONS:
             return f"awk {name} loads a program file, which may run commands"
         if name in _AWK_PROGRAM_OPTIONS or name in _AWK_VALUE_OPTIONS:
@@ -59,6 +75,10 @@ def _awk(args: Sequence[Word]) -> str | None:
     return None
 
 
+_SED_LONG = ("--file", "--expression", "--line-length")
+"""sed's long options that take a value (`--exp`, `--fi`: getopt_long's abbreviations)."""
+
+
 def _sed(args: Sequence[Word]) -> str | None:
     scripts: list[str] = []
     index = 0
@@ -73,12 +93,13 @@ def _sed(args: Sequence[Word]) -> str | None:
             break
         if text.startswith("--"):
             name, eq, value = text.partition("=")
-            if name == "--file":
+            meant = long_options(name, _SED_LONG)
+            if "--file" in meant:
                 return "sed --file reads a script file, which may run commands"
-            if name == "--expression":
+            if "--expression" in meant:
                 scripts.append(value if eq else following)
                 index += 0 if eq else 1
-            elif name == "--line-length" and not eq:
+            elif "--line-length" in meant and not eq:
                 index += 1
             continue
         if not text.startswith("-") or text == "-":
@@ -142,8 +163,8 @@ def _rsync(args: Sequence[Word]) -> str | None:
         if word.dynamic:
             return "rsync with a dynamic word: -e may run a local command"
         if (
-            text in ("-e", "--rsh")
-            or text.startswith("--rsh=")
+            text == "-e"
+            or long_options(text.partition("=")[0], ("--rsh",))
             or (text.startswith("-") and not text.startswith("--") and "e" in text[1:])
         ):
             return "rsync -e/--rsh runs the given command"
@@ -181,8 +202,7 @@ def _tar(args: Sequence[Word]) -> str | None:
             return "tar with a dynamic word: an option may run a program"
         if text.startswith("--"):
             name = text.partition("=")[0]
-            # getopt_long takes any unambiguous prefix: `--use` is --use-compress-program
-            if len(name) > 3 and any(option.startswith(name) for option in _TAR_LONG):
+            if long_options(name, _TAR_LONG):  # (`--use` is --use-compress-program)
                 return f"tar {name} runs a program"
         elif text.startswith("-") or index == 0:
             letters = text.lstrip("-")
@@ -220,8 +240,7 @@ def _command_options(name: str) -> Callable[[Sequence[Word]], str | None]:
                 return None
             if text.startswith("--"):
                 option = text.partition("=")[0]
-                # getopt_long takes any unambiguous prefix (`--filt` is --filter)
-                if len(option) > 3 and any(known.startswith(option) for known in longs):
+                if long_options(option, longs):  # (`--filt` is --filter)
                     return f"{name} {option} runs a command"
             elif text.startswith("-") and len(text) > 1:
                 if (name == "gdb" and text in ("-ex", "-iex")) or (name == "zip" and text == "-TT"):

@@ -107,7 +107,8 @@ def _link(p: Parsed) -> list[Target]:
 
 
 def _install(p: Parsed) -> list[Target]:
-    return _operands(p) if "d" in p.seen else _copy(p)
+    """`install -d DIR...` makes its operands; otherwise it copies."""
+    return _operands(p) if "d" in p.seen or "--directory" in p.seen else _copy(p)
 
 
 def _owner(p: Parsed) -> list[Target]:
