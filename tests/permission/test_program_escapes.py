@@ -205,3 +205,57 @@ def test_full_long_options_inside_stay_silent(places: tuple[Path, Path, Path], t
     gate = Gate(project, tmp_path / "data")
     for command in ("sed --expression=p a.txt", "sed -n --expression=1p a.txt", "grep --count a a.txt"):
         assert gate.asks(gate.plan(command)) == [], command
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> tuple[Path, Path]:
+    """(project, mark): a git repository with two commits of `a.txt`, a program
+    `tools/run` that appends to `mark`, and a hooks folder `hk` whose post-checkout does."""
+    project = _repo(tmp_path / "proj")
+    mark = tmp_path / "mark"
+    (project / "a.txt").write_text("a\n")
+    assert _bash(project, "git add a.txt && git commit -qm two").returncode == 0
+    _marker(project / "tools", "run", mark)
+    _marker(project / "hk", "post-checkout", mark)
+    return project, mark
+
+
+@needs_git
+@pytest.mark.parametrize(
+    ("granted", "command"),
+    [
+        ("git grep", "git grep -O./tools/run a"),
+        ("git grep", "git grep --open=./tools/run a"),
+        ("git rebase", "git rebase -x ./tools/run HEAD~1"),
+        ("git ls-remote", "git ls-remote --upl=./tools/run ."),
+        ("git fetch", "git fetch --upload-pack=./tools/run ."),
+        ("git archive", "git archive --remote=. --exec=./tools/run HEAD"),
+        ("git clone", "git clone -q -c core.hooksPath={P}/hk . copy"),
+    ],
+)
+def test_git_options_that_run_a_command_ask(
+    history: tuple[Path, Path], tmp_path: Path, granted: str, command: str
+) -> None:
+    """git subcommands whose option value is a command git runs (`grep -O` a pager,
+    `rebase -x`, a transport's `--upload-pack`/`--exec`, through a shell even for a
+    local repository; `clone -c core.hooksPath` a hook): it really runs, and even with
+    the subcommand granted ("always"), the line is asked."""
+    project, mark = history
+    command = command.replace("{P}", str(project)).replace("{T}", str(tmp_path))
+    _bash(project, command + " </dev/null")
+    assert mark.exists(), "git must really run the project's program"
+    gate = _granted(project, tmp_path, granted)
+    assert gate.asks(gate.plan(command)) != []
+
+
+@needs_git
+def test_plain_granted_git_subcommands_stay_silent(history: tuple[Path, Path], tmp_path: Path) -> None:
+    project, _ = history
+    for granted, command in (
+        ("git grep", "git grep -n a"),
+        ("git grep", "git grep -e a -- a.txt"),
+        ("git fetch", "git fetch ."),
+        ("git rebase", "git rebase HEAD~1"),
+    ):
+        gate = _granted(project, tmp_path, granted)
+        assert gate.asks(gate.plan(command)) == [], command

@@ -1,6 +1,7 @@
 """Programs that run commands given inside their arguments: awk's `system()` and pipes, sed's
 `e`, ssh's `ProxyCommand`, vim's `-c '!cmd'`, tar's `--use-compress-program`, rsync's `-e`,
-`split --filter`, `sort --compress-program`, `man -P`, `gdb -ex`, `mapfile -C`.
+`split --filter`, `sort --compress-program`, `man -P`, `gdb -ex`, `mapfile -C`, `git grep
+-O`, `git rebase -x`, `git fetch --upload-pack`.
 
 Owns: `runs_from_arguments(name, args)`, the reason such an invocation makes the scan
 `unknown` (what it runs is text of another language, which the scanner does not read).
@@ -13,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from shellpilot.scanner.git_repos import RISKY_WORDS
 from shellpilot.scanner.options import long_options
 from shellpilot.scanner.sedscript import is_safe_script
 from shellpilot.scanner.words import Word
@@ -300,7 +302,95 @@ def _capsh(args: Sequence[Word]) -> str | None:
     return None
 
 
+_GIT_GLOBAL_VALUES = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
+)
+"""git's own options before the subcommand that take the next word as their value."""
+
+_GIT_FILTERS = (
+    "--setup --tree-filter --index-filter --parent-filter --msg-filter --commit-filter --env-filter"
+)
+_GIT_COMMAND_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
+    # subcommand: (long options whose value is a command git runs, short letters that are)
+    "grep": (frozenset({"--open-files-in-pager"}), "O"),
+    "difftool": (frozenset({"--extcmd"}), "x"),
+    "rebase": (frozenset({"--exec"}), "x"),
+    "fetch": (frozenset({"--upload-pack"}), ""),
+    "pull": (frozenset({"--upload-pack"}), ""),
+    "ls-remote": (frozenset({"--upload-pack"}), "u"),
+    "clone": (frozenset({"--upload-pack"}), "u"),
+    "archive": (frozenset({"--exec"}), ""),
+    "push": (frozenset({"--receive-pack", "--exec"}), ""),
+    "send-email": (
+        frozenset({"--smtp-server", "--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd"}),
+        "",
+    ),
+    "filter-branch": (frozenset([*_GIT_FILTERS.split(), "--tag-name-filter"]), ""),
+}
+"""git subcommands with options that run a command written in their value: `git grep
+-O<pager>` (with or without a value it runs a pager on the files found), `rebase -x`,
+`difftool -x`, the `--upload-pack`/`--receive-pack`/`--exec` programs of transports
+(run here through a shell for a local repository), `send-email`'s and
+`filter-branch`'s commands."""
+
+
+def _git(args: Sequence[Word]) -> str | None:
+    """git's subcommand options that run commands (`_GIT_COMMAND_OPTIONS`), `git bisect
+    run CMD` and `git instaweb`; git's own `-c`, aliases and repository config are
+    bash_git's."""
+    index = 0
+    while index < len(args) and not args[index].dynamic and args[index].value.startswith("-"):
+        index += 2 if args[index].value in _GIT_GLOBAL_VALUES else 1
+    if index >= len(args) or args[index].dynamic:
+        return None
+    sub, rest = args[index].value, args[index + 1 :]
+    if sub == "instaweb" or (sub == "bisect" and any(w.dynamic or w.value == "run" for w in rest[:1])):
+        return f"git {sub} runs a command"
+    if sub == "clone":
+        found = _git_clone_setup(rest)
+        if found is not None:
+            return found
+    if sub not in _GIT_COMMAND_OPTIONS:
+        return None
+    longs, shorts = _GIT_COMMAND_OPTIONS[sub]
+    for word in rest:
+        text = word.value
+        if word.dynamic:
+            return f"git {sub} with a dynamic word: an option may run a command"
+        if text == "--":
+            return None
+        if text.startswith("--"):
+            if long_options(text.partition("=")[0], longs):  # (parse-options takes prefixes)
+                return f"git {sub} {text.partition('=')[0]} runs a command"
+        elif text.startswith("-") and any(letter in shorts for letter in text[1:]):
+            return f"git {sub} {text} runs a command"
+    return None
+
+
+def _git_clone_setup(args: Sequence[Word]) -> str | None:
+    """`git clone -c KEY=V` / `--config` writes KEY into the new repository before its
+    checkout, which then runs what it names (`core.hooksPath=DIR`: DIR/post-checkout);
+    `--template=DIR` copies DIR's hooks in, and post-checkout runs."""
+    for index, word in enumerate(args):
+        text = word.value
+        if word.dynamic or text == "--":
+            return None
+        name, eq, attached = text.partition("=")
+        setting = ""
+        if long_options(name, ("--template",)):
+            return "git clone --template copies hooks that its checkout runs"
+        if long_options(name, ("--config",)):
+            setting = attached if eq else (args[index + 1].value if index + 1 < len(args) else "")
+        elif text.startswith("-c"):
+            setting = text[2:] or (args[index + 1].value if index + 1 < len(args) else "")
+        key = setting.partition("=")[0].lower()
+        if any(risky in key for risky in RISKY_WORDS):
+            return f"git clone -c {key}: the new repository runs what it names"
+    return None
+
+
 _BY_NAME: dict[str, Callable[[Sequence[Word]], str | None]] = {
+    "git": _git,
     "ed": _ed,
     "capsh": _capsh,
     "tmux": _multiplexer,
