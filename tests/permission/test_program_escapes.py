@@ -259,3 +259,33 @@ def test_plain_granted_git_subcommands_stay_silent(history: tuple[Path, Path], t
     ):
         gate = _granted(project, tmp_path, granted)
         assert gate.asks(gate.plan(command)) == [], command
+
+
+@pytest.mark.parametrize(
+    ("command", "written"),
+    [
+        ("link a.txt {O}/x", "x"),
+        ("gpg --batch -q --homedir {T}/gnupg -o {O}/x --store a.txt", "x"),
+        ("gpg --batch -q --homedir {T}/gnupg --outp {O}/x --store a.txt", "x"),
+        ("yq -y -i .b=1 {O}/f.yaml", "f.yaml"),
+    ],
+)
+def test_known_programs_without_a_shape_that_write_outside_ask(
+    places: tuple[Path, Path, Path], tmp_path: Path, command: str, written: str
+) -> None:
+    """Programs the scanner knew by name but had no option shape for: none of their
+    words was checked, so a file they write outside went unasked. Even granted, the
+    outside directory is asked."""
+    project, outside, _ = places
+    program = command.split()[0]
+    if shutil.which(program) is None:
+        pytest.skip(f"needs {program}")
+    (tmp_path / "gnupg").mkdir(mode=0o700)
+    (outside / "f.yaml").write_text("a: 1\n")
+    before = (outside / written).stat().st_mtime_ns if (outside / written).exists() else None
+    command = command.replace("{O}", str(outside)).replace("{T}", str(tmp_path))
+    done = _bash(project, command)
+    assert (outside / written).exists(), done.stderr
+    assert (outside / written).stat().st_mtime_ns != before, "bash must really write outside"
+    gate = _granted(project, tmp_path, program)
+    assert "external_directory" in gate.asks(gate.plan(command))

@@ -226,6 +226,23 @@ SHAPES: Mapping[str, Shape] = {
     "chown": _OWNER,
     "chgrp": _OWNER,
     "tee": Shape(writes="operands"),
+    "link": Shape(writes="second"),  # `link FILE NEW` makes NEW
+    "dos2unix": Shape(values="c", long_values=_s("--convmode"), writes="operands"),  # in place, or -n IN OUT
+    "unix2dos": Shape(values="c", long_values=_s("--convmode"), writes="operands"),
+    "yq": Shape(
+        "skip1",
+        values="f",
+        long_values=_s("--output-format --input-format --arg --indent"),
+        long_flags=_s("--in-place --inplace"),
+        writes="in-place",
+    ),
+    "xmllint": Shape(long_outputs=_s("--output"), long_values=_s("--xpath --encode --maxmem --path")),
+    "gpg": Shape(
+        outputs="o",
+        values="rRuU",
+        long_outputs=_s("--output"),
+        long_values=_s("--recipient --local-user --homedir --default-key --trust-model"),
+    ),
     "mkfifo": Shape(values="mZ", long_values=_s("--mode --context"), writes="operands"),
     "mknod": Shape(values="mZ", long_values=_s("--mode --context"), writes="first"),
     "dd": Shape(writes="dd"),
