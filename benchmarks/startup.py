@@ -5,7 +5,10 @@ Prints the median wall time (RUNS runs each, default 15) of:
 2. ``shellpilot --version`` (target: at most 2x the floor);
 3. ``shellpilot shell true`` (target: at most 150 ms), a direct shell in a fresh data dir;
 4. ``shellpilot run hi`` up to the moment ``ScriptedModelServer`` receives its first request
-   (OpenAI-compatible provider; target: at most 400 ms).
+   (OpenAI-compatible provider; target: at most 400 ms);
+5. where ``shell true``'s imports go: ``-X importtime`` self times summed by top-level package
+   (``pydantic``, ``asyncio``, ``click``, ``shellpilot``...), medians in ms and their share of
+   all import time, so a change of start-up shows which library it moved.
 
 The bytecode cache is used as users have it: PYTHONDONTWRITEBYTECODE is removed from the
 children's environment, and one warm-up run of each precedes the timed runs. CPU time (user +
@@ -90,6 +93,29 @@ def _first_request_ms(shellpilot: list[str], env: dict[str, str], project: Path,
     return statistics.median(times) * 1000
 
 
+def _import_ms(argv: list[str], env: dict[str, str], cwd: Path, runs: int) -> dict[str, float]:
+    """Median ``-X importtime`` self time (ms) per top-level package over ``runs`` runs of
+    ``argv`` (a ``python -c`` launcher); key ``""`` is the sum over all packages."""
+    samples: dict[str, list[float]] = {}
+    for _ in range(runs):
+        done = subprocess.run(
+            [argv[0], "-X", "importtime", *argv[1:]], env=env, cwd=cwd, capture_output=True, text=True
+        )
+        totals: dict[str, float] = {"": 0.0}
+        for line in done.stderr.splitlines():
+            if not line.startswith("import time:") or "|" not in line:
+                continue
+            self_us, _, name = (part.strip() for part in line[len("import time:") :].split("|"))
+            if not self_us.isdigit():
+                continue  # the header line
+            top = name.split(".")[0].lstrip("_") or name
+            totals[top] = totals.get(top, 0.0) + int(self_us) / 1000
+            totals[""] += int(self_us) / 1000
+        for key, value in totals.items():
+            samples.setdefault(key, []).append(value)
+    return {key: statistics.median(values + [0.0] * (runs - len(values))) for key, values in samples.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--runs", type=int, default=15)
@@ -110,6 +136,7 @@ def main() -> None:
         version, version_cpu = _median_ms([*shellpilot, "--version"], env, project, args.runs)
         shell, shell_cpu = _median_ms([*shellpilot, "shell", "true"], env, project, args.runs)
         run = _first_request_ms(shellpilot, env, project, args.runs)
+        imports = _import_ms([*shellpilot, "shell", "true"], env, project, max(3, args.runs // 3))
     print(f"median of {args.runs} whole-process runs (bytecode cache on); wall time, then CPU time")
     print(f"{FLOOR_LABEL:<34} {floor:7.1f} ms  cpu {floor_cpu:6.1f} ms")
     print(
@@ -124,6 +151,10 @@ def main() -> None:
         f"{'shellpilot run: first request':<34} {run:7.1f} ms  {'':13}"
         f"{run / floor:4.1f}x the floor (target <= 400 ms)"
     )
+    total = imports.pop("")
+    print(f"shell true's imports (-X importtime self time, median): {total:.1f} ms in all")
+    for name, ms in sorted(imports.items(), key=lambda item: -item[1])[:12]:
+        print(f"  {name:<20} {ms:7.1f} ms  {ms / total:6.1%}")
 
 
 if __name__ == "__main__":

@@ -246,6 +246,27 @@ async def test_writes_to_home_fail_with_the_explained_denial(project: Path, outp
     assert "you may retry" in result.output
 
 
+@pytest.mark.parametrize(
+    ("command", "blocked"),
+    [
+        ("echo hi > .git/hooks/pre-commit", ".git/hooks/pre-commit"),  # bash: /bin/bash: line 1: PATH: ...
+        ("sh -c 'echo hi > .git/hooks/x'", ".git/hooks/x"),  # dash: sh: 1: cannot create PATH: ...
+        ("tee .git/hooks/t < /dev/null", ".git/hooks/t"),  # tee: PATH: ...
+        ("git config user.name x", ".git/config"),  # could not write config file PATH: EBUSY
+        ("echo > /usr/sp-denied", "/usr/sp-denied"),
+    ],
+)
+async def test_the_denial_names_what_the_command_wrote_not_the_shell_reporting_it(
+    repo: Path, outputs: Path, command: str, blocked: str
+) -> None:
+    result = await sandboxed(command, repo, workspace(repo, outputs), outputs)
+    assert result.exit_code != 0
+    path = str(repo / blocked) if not blocked.startswith("/") else blocked
+    assert f"blocked writing to {path}" in result.output, result.output
+    assert result.sandbox_request is not None and "/bin/bash" not in result.sandbox_request
+    assert all(not request.startswith(("/bin", "/usr/bin")) for request in result.sandbox_request)
+
+
 async def test_a_granted_path_becomes_writable(project: Path, outputs: Path, tmp_path: Path) -> None:
     extra = tmp_path / "cache"
     extra.mkdir()

@@ -35,6 +35,8 @@ _SOCKET = re.compile(r"socket|connect", re.IGNORECASE)
 _ENOENT = re.compile(r"no such file or directory|\berrno 2\b|\benoent\b", re.IGNORECASE)
 _QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|‘([^’\n]+)’|`([^'`\n]+)'")
 _TOKEN = re.compile(r"(?:(?<=\s)|^)(~?/[^\s:'\"‘’,;()]+|\.{1,2}/[^\s:'\"‘’,;()]+)")
+_NOT_A_PATH = re.compile(r"E[A-Z]+|\d+|line|[A-Za-z]*(?:Error|ERR!?)")
+"""Words before an error text that name the error, not a file (``EROFS:``, ``sh: 1:``, ``OSError:``)."""
 _MAX_LINES = 400
 _MAX_PATHS = 5
 
@@ -52,9 +54,20 @@ class Denial:
     request: tuple[str, ...] = ()
 
 
-def _candidates(line: str) -> list[str]:
+def _candidates(line: str, error: re.Pattern[str]) -> list[str]:
+    """The paths an error line may name: quoted words; the word right before the error
+    text (``tee: .git/hooks/t: Read-only file system``, ``sh: 1: cannot create x: ...``,
+    ``could not lock config file .git/config: ...``: the perror shape, relative paths
+    included); and path-like words, except the program name a line starts with
+    (``/bin/bash: line 1: x: ...`` names x, not /bin/bash)."""
     found = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(line)]
-    found += _TOKEN.findall(line)
+    for match in error.finditer(line):
+        head = line[: match.start()].rstrip()
+        if head.endswith(":"):
+            words = head[:-1].rsplit(": ", 1)[-1].split()
+            if words and not _NOT_A_PATH.fullmatch(words[-1]):
+                found.append(words[-1].strip("'\"‘’`"))
+    found += [t for t in _TOKEN.findall(line) if not line.startswith(f"{t}:")]
     return list(dict.fromkeys(c.strip() for c in found if c.strip()))
 
 
@@ -110,7 +123,7 @@ def find_denial(profile: SandboxProfile, output: str, cwd: Path) -> Denial | Non
         if _WRITE_ERRORS.search(line) or _ENOENT.search(line):
             eacces = bool(_EACCES.search(line))
             hidden = not _WRITE_ERRORS.search(line)
-            for text in _candidates(line):
+            for text in _candidates(line, _ENOENT if hidden else _WRITE_ERRORS):
                 path = _absolute(text, cwd)
                 if path is None:
                     continue

@@ -14,7 +14,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from shellpilot.errors import PermissionCorrected, PermissionRejected, ShellpilotError
+from shellpilot.errors import PermissionCorrected, PermissionRejected, ShellpilotError, StorageFull
 from shellpilot.process.abort import abort_reason, stop
 from shellpilot.session.models import ToolCompleted, ToolFailed, ToolPart, ToolRunning, now_ms
 from shellpilot.session.writer import SessionWriter
@@ -27,6 +27,9 @@ ABORT_GRACE_S = 10.0
 """After a cancel, how long running tools get to stop on their own (the shell tool kills
 its process group at once and forces it after ``shell.kill_grace_ms``) before they are
 cancelled outright, in seconds."""
+STOPPED_BY_ERROR = "stopped: another call of the same step could not be saved"
+"""The abort reason of calls stopped because a sibling call raised (its result did not fit
+on the disk), read as ``Tool execution stopped: ...``."""
 
 
 def aborted_text(abort: asyncio.Event) -> str:
@@ -62,8 +65,14 @@ class CallEnv:
 
 
 def _finish(env: CallEnv, part: ToolPart, state: ToolCompleted | ToolFailed) -> ToolPart:
+    """Save the call's final state. On a full disk the part is saved failed, saying why
+    (``SessionWriter.part_on_full_disk``), and ``StorageFull`` still ends the turn."""
     done = part.model_copy(update={"state": state})
-    env.writer.part(done)
+    try:
+        env.writer.part(done)
+    except StorageFull as full:
+        env.writer.part_on_full_disk(done, full)
+        raise
     return done
 
 
@@ -145,13 +154,17 @@ async def run_calls(
     If the caller is cancelled, ``env.abort`` is set (tools stop what they run and their
     parts are recorded as aborted, output so far kept); a tool still running after
     ABORT_GRACE_S is cancelled. Only then does the cancellation propagate: nothing keeps
-    running.
+    running. A call that raises (its result could not be saved: ``StorageFull``) stops the
+    others the same way, with the reason ``STOPPED_BY_ERROR``, before its error propagates.
     """
     tasks = [asyncio.ensure_future(run_call(env, part)) for part in parts]
     try:
         results = list(await asyncio.gather(*tasks))
-    except asyncio.CancelledError as exc:
-        stop(env.abort, exc)
+    except BaseException as exc:  # cancelled, or a call could not be saved (a full disk)
+        if isinstance(exc, asyncio.CancelledError):
+            stop(env.abort, exc)
+        else:
+            stop(env.abort, asyncio.CancelledError(STOPPED_BY_ERROR))
         _, running = await asyncio.wait(tasks, timeout=ABORT_GRACE_S)
         for task in running:
             task.cancel()

@@ -9,6 +9,7 @@ request.py, subtasks in subtask.py, commands in command_run.py.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from shellpilot.agent.model import Agent
 from shellpilot.agent.registry import AgentRegistry
 from shellpilot.config.model import Config
-from shellpilot.errors import ProviderError, ShellpilotError
+from shellpilot.errors import ProviderError, ShellpilotError, StorageError
 from shellpilot.process.abort import AbortSignal, stop
 from shellpilot.provider.base import ToolSpec
 from shellpilot.session.conversation import Conversation
@@ -390,6 +391,10 @@ class AgentLoop:
             except ProviderError as exc:
                 self.close_message(message, None, error=error_of(exc))
                 return False
+            except StorageError as exc:  # a full disk: end the message saying so if it fits
+                with contextlib.suppress(StorageError):
+                    self.close_message(message, None, error=error_of(exc))
+                raise
             ended = verdict(result, outcomes, plan.structured, last=last, max_steps=self.config.max_steps)
             self.close_message(message, result, error=ended, structured=plan.structured)
             if ended is not None:

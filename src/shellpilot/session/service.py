@@ -321,23 +321,15 @@ class SessionService:
     def _save_on_full_disk(
         self, final: ToolPart, assistant: AssistantMessage, full: StorageFull
     ) -> tuple[AssistantMessage, ToolPart]:
-        """The command ended but its result did not fit on the disk: give up the store's
-        reserve file and save the part as failed, saying why (its metadata, exit code and
-        live output kept). Raises ``full`` when even that cannot be saved; the part then
+        """The command ended but its result did not fit on the disk: save the part as failed,
+        saying why (``SessionWriter.part_on_full_disk``), and end the message with a
+        ``StorageFull`` error. Raises ``full`` when even that cannot be saved; the part then
         stays running until the next start marks it interrupted."""
-        from shellpilot.storage import space
-
-        reason = f"the result could not be saved whole: {full}"
-        space.release_reserve(self.store.path)
-        state = final.state
-        metadata = {**getattr(state, "metadata", {}), "storage_error": str(full)}
-        start = getattr(state, "start_ms", now_ms())
-        failed = ToolFailed(input=state.input, error=reason, metadata=metadata, start_ms=start)
-        part = final.model_copy(update={"state": failed})
+        part = self.writer.part_on_full_disk(final, full)
+        reason = getattr(part.state, "error", str(full))
         error = MessageError(name="StorageFull", message=reason)
         message = assistant.model_copy(update={"completed_ms": now_ms(), "error": error})
         try:
-            self.writer.part(part)
             self.writer.message(message)
         except StorageError:
             raise full from None

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from shellpilot.bus import Bus
-from shellpilot.errors import StorageError
+from shellpilot.errors import StorageError, StorageFull
 from shellpilot.session.events import (
     MessageUpdated,
     PartUpdated,
@@ -18,7 +18,7 @@ from shellpilot.session.events import (
     SessionDeleted,
     SessionUpdated,
 )
-from shellpilot.session.models import Message, Part, Session, ToolPart, ToolRunning
+from shellpilot.session.models import Message, Part, Session, ToolFailed, ToolPart, ToolRunning, now_ms
 from shellpilot.storage.store import SessionStore
 
 
@@ -85,6 +85,33 @@ class SessionWriter:
             self.live_error = exc
         self.bus.publish(PartUpdated(part=updated))
         return updated
+
+    def part_on_full_disk(self, final: ToolPart, full: StorageFull) -> ToolPart:
+        """Save ``final``, whose write just failed with ``full``, as a failed part that says why.
+
+        The store's reserve file is given up to make room. The failed state keeps the input,
+        title, start time and metadata (exit code, spill file path...) with ``storage_error``
+        added; its error text is ``the result could not be saved whole: <full>``. Returns the
+        saved part; raises ``full`` when even that cannot be saved (the part then stays as
+        last written until the next start marks it interrupted).
+        """
+        from shellpilot.storage import space
+
+        space.release_reserve(self.store.path)
+        state = final.state
+        failed = ToolFailed(
+            input=state.input,
+            error=f"the result could not be saved whole: {full}",
+            title=getattr(state, "title", ""),
+            metadata={**getattr(state, "metadata", {}), "storage_error": str(full)},
+            start_ms=getattr(state, "start_ms", None) or now_ms(),
+        )
+        part = final.model_copy(update={"state": failed})
+        try:
+            self.part(part)
+        except StorageError:
+            raise full from None
+        return part
 
 
 __all__ = ["SessionWriter"]
