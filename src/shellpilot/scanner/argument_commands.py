@@ -1,6 +1,7 @@
 """Programs that run commands given inside their arguments: awk's `system()` and pipes, sed's
 `e`, ssh's `ProxyCommand`, vim's `-c '!cmd'`, tar's `--use-compress-program`, rsync's `-e`,
-`split --filter`, `sort --compress-program`, `man -P`, `gdb -ex`, `mapfile -C`.
+`split --filter`, `sort --compress-program`, `man -P`, `gdb -ex`, `mapfile -C`, `git grep
+-O`, `git rebase -x`, `git fetch --upload-pack`.
 
 Owns: `runs_from_arguments(name, args)`, the reason such an invocation makes the scan
 `unknown` (what it runs is text of another language, which the scanner does not read).
@@ -13,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from shellpilot.scanner.git_repos import RISKY_WORDS
+from shellpilot.scanner.options import long_options
 from shellpilot.scanner.sedscript import is_safe_script
 from shellpilot.scanner.words import Word
 
@@ -23,6 +26,20 @@ _AWK_RUNS = re.compile(r"system|(?<!\|)\|(?!\|)|\bprintf?\b[^;{}\n]*>")
 """awk text that may start a process or write a file: `system(`, `print | "cmd"`, `"cmd" |
 getline`, `|&`, and `print > "file"` / `printf ... >> f` (in a print statement an
 unparenthesised `>` is a redirect, not a comparison)."""
+
+
+_AWK_LONG = frozenset(o for o in _AWK_VALUE_OPTIONS | _AWK_PROGRAM_OPTIONS | _AWK_FILE_OPTIONS if o[1] == "-")
+
+
+def _awk_long(name: str) -> str:
+    """gawk's long option `name` stands for (`--so` is `--source`; see long_options): a
+    program file first, then program text, when an abbreviation may be several."""
+    meant = long_options(name, _AWK_LONG)
+    for group in (_AWK_FILE_OPTIONS, _AWK_PROGRAM_OPTIONS):
+        found = next((o for o in meant if o in group), None)
+        if found is not None:
+            return found
+    return meant[0] if meant else name
 
 
 def _awk(args: Sequence[Word]) -> str | None:
@@ -37,6 +54,7 @@ def _awk(args: Sequence[Word]) -> str | None:
             index += 1
             break
         name, eq, attached = text.partition("=") if text.startswith("--") else (text[:2], "", text[2:])
+        name = _awk_long(name)
         if name in _AWK_FILE_OPTIONS:
             return f"awk {name} loads a program file, which may run commands"
         if name in _AWK_PROGRAM_OPTIONS or name in _AWK_VALUE_OPTIONS:
@@ -59,6 +77,10 @@ def _awk(args: Sequence[Word]) -> str | None:
     return None
 
 
+_SED_LONG = ("--file", "--expression", "--line-length")
+"""sed's long options that take a value (`--exp`, `--fi`: getopt_long's abbreviations)."""
+
+
 def _sed(args: Sequence[Word]) -> str | None:
     scripts: list[str] = []
     index = 0
@@ -73,12 +95,13 @@ def _sed(args: Sequence[Word]) -> str | None:
             break
         if text.startswith("--"):
             name, eq, value = text.partition("=")
-            if name == "--file":
+            meant = long_options(name, _SED_LONG)
+            if "--file" in meant:
                 return "sed --file reads a script file, which may run commands"
-            if name == "--expression":
+            if "--expression" in meant:
                 scripts.append(value if eq else following)
                 index += 0 if eq else 1
-            elif name == "--line-length" and not eq:
+            elif "--line-length" in meant and not eq:
                 index += 1
             continue
         if not text.startswith("-") or text == "-":
@@ -142,8 +165,8 @@ def _rsync(args: Sequence[Word]) -> str | None:
         if word.dynamic:
             return "rsync with a dynamic word: -e may run a local command"
         if (
-            text in ("-e", "--rsh")
-            or text.startswith("--rsh=")
+            text == "-e"
+            or long_options(text.partition("=")[0], ("--rsh",))
             or (text.startswith("-") and not text.startswith("--") and "e" in text[1:])
         ):
             return "rsync -e/--rsh runs the given command"
@@ -181,8 +204,7 @@ def _tar(args: Sequence[Word]) -> str | None:
             return "tar with a dynamic word: an option may run a program"
         if text.startswith("--"):
             name = text.partition("=")[0]
-            # getopt_long takes any unambiguous prefix: `--use` is --use-compress-program
-            if len(name) > 3 and any(option.startswith(name) for option in _TAR_LONG):
+            if long_options(name, _TAR_LONG):  # (`--use` is --use-compress-program)
                 return f"tar {name} runs a program"
         elif text.startswith("-") or index == 0:
             letters = text.lstrip("-")
@@ -220,8 +242,7 @@ def _command_options(name: str) -> Callable[[Sequence[Word]], str | None]:
                 return None
             if text.startswith("--"):
                 option = text.partition("=")[0]
-                # getopt_long takes any unambiguous prefix (`--filt` is --filter)
-                if len(option) > 3 and any(known.startswith(option) for known in longs):
+                if long_options(option, longs):  # (`--filt` is --filter)
                     return f"{name} {option} runs a command"
             elif text.startswith("-") and len(text) > 1:
                 if (name == "gdb" and text in ("-ex", "-iex")) or (name == "zip" and text == "-TT"):
@@ -281,7 +302,95 @@ def _capsh(args: Sequence[Word]) -> str | None:
     return None
 
 
+_GIT_GLOBAL_VALUES = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"}
+)
+"""git's own options before the subcommand that take the next word as their value."""
+
+_GIT_FILTERS = (
+    "--setup --tree-filter --index-filter --parent-filter --msg-filter --commit-filter --env-filter"
+)
+_GIT_COMMAND_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
+    # subcommand: (long options whose value is a command git runs, short letters that are)
+    "grep": (frozenset({"--open-files-in-pager"}), "O"),
+    "difftool": (frozenset({"--extcmd"}), "x"),
+    "rebase": (frozenset({"--exec"}), "x"),
+    "fetch": (frozenset({"--upload-pack"}), ""),
+    "pull": (frozenset({"--upload-pack"}), ""),
+    "ls-remote": (frozenset({"--upload-pack"}), "u"),
+    "clone": (frozenset({"--upload-pack"}), "u"),
+    "archive": (frozenset({"--exec"}), ""),
+    "push": (frozenset({"--receive-pack", "--exec"}), ""),
+    "send-email": (
+        frozenset({"--smtp-server", "--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd"}),
+        "",
+    ),
+    "filter-branch": (frozenset([*_GIT_FILTERS.split(), "--tag-name-filter"]), ""),
+}
+"""git subcommands with options that run a command written in their value: `git grep
+-O<pager>` (with or without a value it runs a pager on the files found), `rebase -x`,
+`difftool -x`, the `--upload-pack`/`--receive-pack`/`--exec` programs of transports
+(run here through a shell for a local repository), `send-email`'s and
+`filter-branch`'s commands."""
+
+
+def _git(args: Sequence[Word]) -> str | None:
+    """git's subcommand options that run commands (`_GIT_COMMAND_OPTIONS`), `git bisect
+    run CMD` and `git instaweb`; git's own `-c`, aliases and repository config are
+    bash_git's."""
+    index = 0
+    while index < len(args) and not args[index].dynamic and args[index].value.startswith("-"):
+        index += 2 if args[index].value in _GIT_GLOBAL_VALUES else 1
+    if index >= len(args) or args[index].dynamic:
+        return None
+    sub, rest = args[index].value, args[index + 1 :]
+    if sub == "instaweb" or (sub == "bisect" and any(w.dynamic or w.value == "run" for w in rest[:1])):
+        return f"git {sub} runs a command"
+    if sub == "clone":
+        found = _git_clone_setup(rest)
+        if found is not None:
+            return found
+    if sub not in _GIT_COMMAND_OPTIONS:
+        return None
+    longs, shorts = _GIT_COMMAND_OPTIONS[sub]
+    for word in rest:
+        text = word.value
+        if word.dynamic:
+            return f"git {sub} with a dynamic word: an option may run a command"
+        if text == "--":
+            return None
+        if text.startswith("--"):
+            if long_options(text.partition("=")[0], longs):  # (parse-options takes prefixes)
+                return f"git {sub} {text.partition('=')[0]} runs a command"
+        elif text.startswith("-") and any(letter in shorts for letter in text[1:]):
+            return f"git {sub} {text} runs a command"
+    return None
+
+
+def _git_clone_setup(args: Sequence[Word]) -> str | None:
+    """`git clone -c KEY=V` / `--config` writes KEY into the new repository before its
+    checkout, which then runs what it names (`core.hooksPath=DIR`: DIR/post-checkout);
+    `--template=DIR` copies DIR's hooks in, and post-checkout runs."""
+    for index, word in enumerate(args):
+        text = word.value
+        if word.dynamic or text == "--":
+            return None
+        name, eq, attached = text.partition("=")
+        setting = ""
+        if long_options(name, ("--template",)):
+            return "git clone --template copies hooks that its checkout runs"
+        if long_options(name, ("--config",)):
+            setting = attached if eq else (args[index + 1].value if index + 1 < len(args) else "")
+        elif text.startswith("-c"):
+            setting = text[2:] or (args[index + 1].value if index + 1 < len(args) else "")
+        key = setting.partition("=")[0].lower()
+        if any(risky in key for risky in RISKY_WORDS):
+            return f"git clone -c {key}: the new repository runs what it names"
+    return None
+
+
 _BY_NAME: dict[str, Callable[[Sequence[Word]], str | None]] = {
+    "git": _git,
     "ed": _ed,
     "capsh": _capsh,
     "tmux": _multiplexer,

@@ -4,9 +4,9 @@ or a bare repository, by git's own rules), and the submodules and gitlinks under
 which `git status`, `git diff` and others recurse into.
 
 Owns: finding repositories and reading their config files for settings that run a
-program (`core.fsmonitor`, pagers, filters, textconv, aliases with `!`, includes...).
-Must not touch: git's argv (bash_git.py) or rules. Reads files; never runs git.
-"""
+program (`core.fsmonitor`, pagers, filters, textconv, aliases with `!`, includes...) and
+their hooks folders for the hooks reading commands run (`post-index-change`).
+Must not touch: git's argv (bash_git.py) or rules. Reads files; never runs git."""
 
 from __future__ import annotations
 
@@ -223,10 +223,28 @@ def _risky_file(path: str, top: str | None = None) -> str | None:
     return _risky_text(path, info.st_mtime_ns, info.st_size, top)
 
 
+READING_HOOKS = ("post-index-change",)
+"""Hooks git runs for commands that only read: `git status` and `git diff` refresh the
+index and write it back when stat data went stale (files unpacked from an archive, a
+touched file), and every index write runs `post-index-change`. A hooks folder moved by
+`core.hooksPath` is caught by the config's words."""
+
+
+def _risky_hooks(gitdir: str) -> str | None:
+    """The first of `READING_HOOKS` present (as any kind of file) in the hooks folder of
+    git dir `gitdir` (its common dir's, for a linked worktree), else None."""
+    common = _common_dir(gitdir) or gitdir
+    for name in READING_HOOKS:
+        if os.path.lexists(os.path.join(common, "hooks", name)):
+            return f"hook {name}"
+    return None
+
+
 def _risky_repo(gitdir: str, top: str | None = None) -> str | None:
     """The first risky word in the config files of git dir `gitdir` (`top`: see
-    `_risky_text`), else None."""
-    return next((w for w in (_risky_file(f, top) for f in _config_files(gitdir)) if w is not None), None)
+    `_risky_text`), or a hook a reading command runs (`READING_HOOKS`), else None."""
+    found = next((w for w in (_risky_file(f, top) for f in _config_files(gitdir)) if w is not None), None)
+    return found if found is not None else _risky_hooks(gitdir)
 
 
 def _hash_size(gitdir: str) -> int:
@@ -296,10 +314,11 @@ def _nested(root: str | None, gitdir: str) -> list[tuple[str | None, str]]:
 
 def risky_config(directory: str, gitdir: str | None = None) -> tuple[str, str] | None:
     """(repository, word) when git run in `directory` (or with `--git-dir` `gitdir`)
-    reads a config that may run a program: the repository git discovers there (and any
-    doubtful candidate passed over on the way, see `discover`), or a repository it may
-    recurse into (submodules, gitlinks, each one's own nested ones); `None` when there is
-    no repository or every config is plain."""
+    reads a config that may run a program, or has a hook a reading command runs
+    (`READING_HOOKS`; the word is then `hook NAME`): the repository git discovers there
+    (and any doubtful candidate passed over on the way, see `discover`), or a repository
+    it may recurse into (submodules, gitlinks, each one's own nested ones); `None` when
+    there is no repository or every config is plain."""
     if gitdir is not None:
         found: tuple[str, str] | None = (directory, gitdir)
     else:

@@ -24,9 +24,26 @@ _GREP = Shape("skip1", values="ABCmdDe", paths="f", script="ef", long_paths=_s("
 _HEADTAIL = Shape(values="nc", long_values=_s("--lines --bytes"))
 _COPY_LONG = _s("--target-directory")
 _COPY_VALUES = _s("--suffix --backup")
+
+
+def _copying(rule: str) -> Shape:
+    """cp, mv, ln: `-t DIR` / `--target-directory`, `-T` / `--no-target-directory`."""
+    return Shape(
+        paths="t",
+        values="S",
+        long_paths=_COPY_LONG,
+        long_values=_COPY_VALUES,
+        long_flags=_s("--no-target-directory"),
+        writes=rule,
+    )
+
+
 _OWNER = Shape("skip1", long_paths=_s("--reference"), long_values=_s("--from"), writes="owner")
 _SCRIPT = Shape("first", values="WXQ", stop="cme")
-_COMPRESS = Shape(values="S", long_values=_s("--suffix --threads --format"), writes="compress")
+_COMPRESS_FLAGS = _s("--stdout --test --list")
+_COMPRESS = Shape(
+    values="S", long_values=_s("--suffix --threads --format"), long_flags=_COMPRESS_FLAGS, writes="compress"
+)
 _CC = Shape(
     outputs="o",
     values="IDULlxuzBb",
@@ -56,6 +73,9 @@ _PIP = Shape(
 )
 _VENV = Shape(values="p", long_values=_s("--prompt --python"), writes="directories")
 _FORMAT = Shape(writes="operands")  # formatters that rewrite their operands in place
+_CHECKS = _s("--check --diff")  # a formatter that only checks
+_FIXES = _s("--fix --fix-only")  # a linter that rewrites
+_IN_PLACE = _s("--in-place")
 _CURL = Shape(
     "none",
     values="XHdAuxeEmwYyzrCFUQ",
@@ -70,6 +90,7 @@ _CURL = Shape(
     long_values=_s(
         "--data --header --request --user-agent --user --proxy --max-time --url --write-out --form"
     ),
+    long_flags=_s("--remote-name --remote-name-all"),
     writes="curl",
 )
 _WGET = Shape(
@@ -82,6 +103,7 @@ _WGET = Shape(
     long_outputs=_s("--output-document --output-file --append-output --save-cookies"),
     long_output_dirs=_s("--directory-prefix"),
     long_values=_s("--tries --timeout --user-agent --header --user --password --level --quota"),
+    long_flags=_s("--spider"),
     writes="wget",
 )
 _OPENSSL = Shape(
@@ -178,14 +200,15 @@ SHAPES: Mapping[str, Shape] = {
     "rmdir": _REMOVE,
     "unlink": _REMOVE,
     "shred": Shape(values="ns", long_values=_s("--iterations --size --random-source"), writes="operands"),
-    "cp": Shape(paths="t", values="S", long_paths=_COPY_LONG, long_values=_COPY_VALUES, writes="copy"),
-    "mv": Shape(paths="t", values="S", long_paths=_COPY_LONG, long_values=_COPY_VALUES, writes="move"),
-    "ln": Shape(paths="t", values="S", long_paths=_COPY_LONG, long_values=_COPY_VALUES, writes="link"),
+    "cp": _copying("copy"),
+    "mv": _copying("move"),
+    "ln": _copying("link"),
     "install": Shape(
         paths="t",
         values="mogS",
         long_paths=_COPY_LONG,
         long_values=_s("--mode --owner --group --strip-program --suffix"),
+        long_flags=_s("--no-target-directory --directory"),
         writes="install",
     ),
     "mkdir": Shape(values="m", long_values=_s("--mode --context"), writes="operands"),
@@ -203,10 +226,29 @@ SHAPES: Mapping[str, Shape] = {
     "chown": _OWNER,
     "chgrp": _OWNER,
     "tee": Shape(writes="operands"),
+    "link": Shape(writes="second"),  # `link FILE NEW` makes NEW
+    "dos2unix": Shape(values="c", long_values=_s("--convmode"), writes="operands"),  # in place, or -n IN OUT
+    "unix2dos": Shape(values="c", long_values=_s("--convmode"), writes="operands"),
+    "yq": Shape(
+        "skip1",
+        values="f",
+        long_values=_s("--output-format --input-format --arg --indent"),
+        long_flags=_s("--in-place --inplace"),
+        writes="in-place",
+    ),
+    "xmllint": Shape(long_outputs=_s("--output"), long_values=_s("--xpath --encode --maxmem --path")),
+    "gpg": Shape(
+        outputs="o",
+        values="rRuU",
+        long_outputs=_s("--output"),
+        long_values=_s("--recipient --local-user --homedir --default-key --trust-model"),
+    ),
     "mkfifo": Shape(values="mZ", long_values=_s("--mode --context"), writes="operands"),
     "mknod": Shape(values="mZ", long_values=_s("--mode --context"), writes="first"),
     "dd": Shape(writes="dd"),
-    "mktemp": Shape("none", values="p", long_values=_s("--suffix --tmpdir"), writes="mktemp"),
+    "mktemp": Shape(
+        "none", values="p", long_values=_s("--suffix --tmpdir"), long_flags=_s("--dry-run"), writes="mktemp"
+    ),
     "sed": Shape(
         "skip1",
         values="el",
@@ -215,6 +257,7 @@ SHAPES: Mapping[str, Shape] = {
         script="ef",
         long_values=_s("--expression --line-length"),
         long_paths=_s("--file"),
+        long_flags=_s("--in-place"),
         writes="sed",
     ),
     "perl": Shape("first", values="IMmeEi", attached="i", script="eE", writes="perl"),
@@ -231,13 +274,20 @@ SHAPES: Mapping[str, Shape] = {
     ),
     "xxd": Shape(values="cglnos", writes="second"),
     "patch": Shape(
-        values="pFDzV", paths="idBr", outputs="o", long_paths=_s("--input --directory"), writes="patch"
+        values="pFDzV",
+        paths="idBr",
+        outputs="o",
+        long_paths=_s("--input --directory"),
+        long_outputs=_s("--output"),
+        long_flags=_s("--dry-run"),
+        writes="patch",
     ),
     # archives
     "tar": Shape(
         values="bHgNKLV",
         paths="fCTX",
         long_paths=_s("--file --directory --files-from --exclude-from"),
+        long_flags=_s("--create --append --update --concatenate --extract --get"),
         old_style=True,
         writes="tar",
     ),
@@ -251,7 +301,7 @@ SHAPES: Mapping[str, Shape] = {
     "bunzip2": _COMPRESS,
     "xz": _COMPRESS,
     "unxz": _COMPRESS,
-    "zstd": Shape(outputs="o", values="T", writes="compress"),
+    "zstd": Shape(outputs="o", values="T", long_flags=_COMPRESS_FLAGS, writes="compress"),
     # files read (`cd` too when a wrapper runs a program of that name: `env cd x`)
     "cd": _ALL,
     "pushd": _ALL,
@@ -281,7 +331,7 @@ SHAPES: Mapping[str, Shape] = {
     "hexdump": Shape(values="enos"),
     "od": Shape(values="ANjSstw"),
     "strings": Shape(values="nteT"),
-    "diff": Shape(values="UCFIxLD", paths="X"),
+    "diff": Shape(values="UCFIxLD", paths="X", long_paths=_s("--exclude-from --from-file --to-file")),
     "cmp": Shape(values="iIn"),
     "comm": _ALL,
     "paste": Shape(values="d"),
@@ -306,7 +356,12 @@ SHAPES: Mapping[str, Shape] = {
     "sha384sum": _ALL,
     "base32": Shape(values="w"),
     "basenc": Shape(values="w"),
-    "shuf": Shape(values="nie", outputs="o", long_values=_s("--head-count --input-range --random-source")),
+    "shuf": Shape(
+        values="nie",
+        outputs="o",
+        long_outputs=_s("--output"),
+        long_values=_s("--head-count --input-range --random-source"),
+    ),
     "tsort": _ALL,
     "join": Shape(values="aeotjv12"),
     "namei": _ALL,
@@ -434,36 +489,51 @@ SHAPES: Mapping[str, Shape] = {
         values="lt",
         stop="c",
         long_values=_s("--line-length --target-version --include --exclude --config"),
+        long_flags=_CHECKS,
         writes="formatter",
     ),
-    "isort": Shape(long_values=_s("--settings-path --profile --line-length"), writes="formatter"),
+    "isort": Shape(
+        long_values=_s("--settings-path --profile --line-length"), long_flags=_CHECKS, writes="formatter"
+    ),
     "ruff": Shape(
         "none",
         subcommands={
             "format": Shape(
-                long_values=_s("--config --line-length --target-version --exclude"), writes="formatter"
+                long_values=_s("--config --line-length --target-version --exclude"),
+                long_flags=_CHECKS,
+                writes="formatter",
             ),
             "check": Shape(
                 long_values=_s("--config --select --ignore --extend-select --exclude --target-version"),
+                long_flags=_FIXES,
                 writes="fix",
             ),
         },
     ),
-    "prettier": Shape(long_values=_s("--config --ignore-path --parser --plugin"), writes="write-flag"),
+    "prettier": Shape(
+        long_values=_s("--config --ignore-path --parser --plugin"),
+        long_flags=_s("--write"),
+        writes="write-flag",
+    ),
     "eslint": Shape(
         paths="c",
         outputs="o",
         long_paths=_s("--config"),
         long_values=_s("--ext --format --rule --plugin"),
         long_outputs=_s("--output-file"),
+        long_flags=_FIXES,
         writes="fix",
     ),
     "gofmt": Shape(writes="write-flag"),
     "goimports": Shape(writes="write-flag"),
     "shfmt": Shape(values="i", writes="write-flag"),
-    "rustfmt": Shape(long_values=_s("--edition --config-path --emit"), writes="formatter"),
-    "clang-format": Shape(long_values=_s("--style --assume-filename"), writes="in-place"),
-    "autopep8": Shape(writes="in-place"),
-    "yapf": Shape(writes="in-place"),
+    "rustfmt": Shape(
+        long_values=_s("--edition --config-path --emit"), long_flags=_CHECKS, writes="formatter"
+    ),
+    "clang-format": Shape(
+        long_values=_s("--style --assume-filename"), long_flags=_IN_PLACE, writes="in-place"
+    ),
+    "autopep8": Shape(long_flags=_IN_PLACE, writes="in-place"),
+    "yapf": Shape(long_flags=_IN_PLACE, writes="in-place"),
 }
 """Command name -> its option shape (see options.Shape); `find` reads its own way."""

@@ -2,18 +2,35 @@
 
 Owns: `Shape` (how one command's options read and which words name files it reads or
 writes), `Parsed` and `read()` (getopt-style: clusters `-rf`, attached values `-C/tmp`,
-`--output=x`, `--`, subcommands with their own shapes). Must not touch: the table of
-shapes itself (option_table.py), path resolution or what a write rule makes of it.
+`--output=x`, abbreviated long options `--outp=x`, `--`, subcommands with their own
+shapes) and `long_options()` (what an abbreviated `--name` stands for). Must not touch:
+the table of shapes itself (option_table.py), path resolution or what a write rule makes
+of it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from shellpilot.scanner.words import Word
 
 _EMPTY: frozenset[str] = frozenset()
+
+
+def long_options(written: str, names: Iterable[str]) -> tuple[str, ...]:
+    """The long options among `names` that `written` (`--name`, its `=value` cut off)
+    stands for, the way getopt_long reads it: itself when it is one of them, else every
+    one it is a prefix of (`--outp` is `--output`, `--sp` is `--split-string`); empty for
+    none. getopt_long, Python's argparse and optparse and git's parse-options take any
+    unambiguous prefix; an ambiguous one is an error, so naming every candidate costs at
+    most a prompt. `--` alone and single-dash words stand for nothing."""
+    if len(written) < 3 or not written.startswith("--"):
+        return ()
+    names = tuple(names)
+    if written in names:
+        return (written,)
+    return tuple(name for name in names if name.startswith(written))
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +48,9 @@ class Shape:
     go, openssl and find (`-out FILE`, `-o FILE`); its one-letter value options may
     also be attached (`-ofile`). `modes`: a `-word` that is not all flags is an operand
     (`chmod -x f`). `old_style`: a first word without a dash is a cluster (`tar xzf a`).
+    `long_flags`: `--long` options that take no value (or only an attached one, as
+    `--in-place=.bak`) that its write rule looks for, so that an abbreviation of one
+    (`--in`) is read as that option too (every `long_*` name is).
     `writes`: the rule naming which operands it writes (scan_writes.RULES; "" none).
     `subcommands`: the first operand names a subcommand read with its own shape (options
     before it are global); a subcommand not in it is read no further.
@@ -47,6 +67,7 @@ class Shape:
     long_paths: frozenset[str] = _EMPTY
     long_outputs: frozenset[str] = _EMPTY
     long_output_dirs: frozenset[str] = _EMPTY
+    long_flags: frozenset[str] = _EMPTY
     script: str = ""
     stop: str = ""
     dash_words: bool = False
@@ -77,6 +98,12 @@ class Shape:
         if option in self.long_output_dirs:
             return "output_dir"
         return ""
+
+    def long_names(self) -> frozenset[str]:
+        """Every `--long` option this shape names (valued ones and `long_flags`)."""
+        return (
+            self.long_values | self.long_paths | self.long_outputs | self.long_output_dirs | self.long_flags
+        )
 
 
 class Parsed:
@@ -220,11 +247,29 @@ def _short(shape: Shape, arg: Word, args: Sequence[Word], i: int, parsed: Parsed
     return False
 
 
+_DANGER = ("output", "output_dir", "path", "value", "")
+"""Kinds of value from the one that matters most to a scan to the least: an abbreviation
+that may stand for several options is read as the first of these among them."""
+
+
 def _long(shape: Shape, arg: Word, args: Sequence[Word], i: int, parsed: Parsed) -> int:
-    """`--name[=value]` or, for `dash_words`, `-name [value]`; returns words consumed."""
-    name, eq, _ = arg.value.partition("=")
+    """`--name[=value]` or, for `dash_words`, `-name [value]`; returns words consumed.
+    An abbreviated `--name` is read as the option it stands for (see `long_options`): all
+    of them count as seen, and its value goes to the one of the most telling kind."""
+    written, eq, _ = arg.value.partition("=")
+    name = written
     parsed.seen.add(name)
+    also: tuple[str, ...] = ()
+    if name[1] == "-" and not shape.kind(name) and name not in shape.long_flags:
+        meant = long_options(name, shape.long_names())
+        if meant:
+            parsed.seen.update(meant)
+            name = min(meant, key=lambda option: _DANGER.index(shape.kind(option)))
+            also = tuple(o for o in meant if o != name and shape.kind(o) == shape.kind(name))
     kind = shape.kind(name)
+    if not kind and eq and name in shape.long_flags:
+        parsed.take(name, "value", arg.suffix(len(written) + 1))  # `--in-place=.bak`
+        return 0
     if not kind and name[1] != "-" and shape.kind(name[1]):
         # `-ofile`, `-Idir`: a one-letter option with its value attached
         letter = name[1]
@@ -235,11 +280,12 @@ def _long(shape: Shape, arg: Word, args: Sequence[Word], i: int, parsed: Parsed)
         if name[1] != "-" and name[1] in shape.stop:
             parsed.stopped = True
         return 0
-    if eq:
-        parsed.take(name, kind, arg.suffix(len(name) + 1))
-        return 0
-    parsed.take(name, kind, args[i + 1] if i + 1 < len(args) else None)
-    return 1
+    value = arg.suffix(len(written) + 1) if eq else args[i + 1] if i + 1 < len(args) else None
+    parsed.take(name, kind, value)
+    for other in also:  # (an ambiguous abbreviation: each of its options has the value)
+        if value is not None:
+            parsed.values.setdefault(other, value)
+    return 0 if eq else 1
 
 
 _FIND_PATH_ACTIONS = frozenset(

@@ -107,7 +107,8 @@ def _link(p: Parsed) -> list[Target]:
 
 
 def _install(p: Parsed) -> list[Target]:
-    return _operands(p) if "d" in p.seen else _copy(p)
+    """`install -d DIR...` makes its operands; otherwise it copies."""
+    return _operands(p) if "d" in p.seen or "--directory" in p.seen else _copy(p)
 
 
 def _owner(p: Parsed) -> list[Target]:
@@ -290,10 +291,12 @@ def _write_flag(p: Parsed) -> list[Target]:
 
 
 def _in_place(p: Parsed) -> list[Target]:
-    """clang-format, autopep8, yapf: rewrite their files with `-i`/`--in-place`."""
-    if "i" not in p.seen and "--in-place" not in p.seen:
+    """clang-format, autopep8, yapf, yq: rewrite their files with `-i`/`--in-place`
+    (`--inplace` for the Go yq)."""
+    if "i" not in p.seen and "--in-place" not in p.seen and "--inplace" not in p.seen:
         return []
-    return [_inside(w) for w in p.operands]
+    files = p.operands[1:] if p.shape.operands == "skip1" and not p.scripted else p.operands
+    return [_inside(w) for w in files]  # (yq's first operand is its filter)
 
 
 def _cc(p: Parsed) -> list[Target]:

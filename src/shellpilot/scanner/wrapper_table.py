@@ -37,8 +37,10 @@ class Wrapper:
     command string run through a shell (`flock -c`, `nix-shell --run`); then it runs
     no command of its own words. `no_exec`/`long_no_exec`: options meaning it runs no
     command (`command -v`, `taskset -p`). `refuse`/`long_refuse`: options that cannot be
-    followed statically (`env -S`). `joined`: it joins the command's words into one string for a shell (watch,
-    parallel). `from_input`: it adds arguments read from its input (xargs, parallel).
+    followed statically (`env -S`); an abbreviated `--long` option reads as the one it
+    stands for (`env --sp` is `--split-string`). `joined`: it joins the command's words
+    into one string for a shell (watch, parallel). `from_input`: it adds arguments read
+    from its input (xargs, parallel).
     `package`: the command is a package name, maybe with a version (`npx tsc@5`).
     `stop_at`: words that end the command (parallel's `:::`). `strings_only`: it runs
     only its string options' text; its other words are files (`script FILE`).
@@ -68,6 +70,18 @@ class Wrapper:
     package: bool = False
     stop_at: frozenset[str] = _NONE
     strings_only: bool = False
+
+    def long_names(self) -> frozenset[str]:
+        """Every `--long` option this wrapper names (an abbreviation of one reads as it)."""
+        return (
+            self.long_values
+            | self.long_chdir
+            | self.long_paths
+            | self.long_outputs
+            | self.long_strings
+            | self.long_no_exec
+            | self.long_refuse
+        )
 
 
 _PLAIN = Wrapper()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from shellpilot.scanner.options import long_options
 from shellpilot.scanner.words import Word
 from shellpilot.scanner.wrapper_table import FIRST_WORDS, WRAPPERS, Wrapper
 
@@ -146,7 +147,8 @@ def _options(name: str, spec: Wrapper, words: Sequence[Word], j: int, result: Un
         elif v == "--":
             return False, j + 1
         elif v.startswith("--") and not word.dynamic:
-            key, eq, _ = v.partition("=")
+            written, eq, _ = v.partition("=")
+            key = _long_key(spec, written)
             if key in spec.long_refuse:
                 result.problem = f"{name} {key} runs a command given as one string"
                 return True, j
@@ -161,7 +163,7 @@ def _options(name: str, spec: Wrapper, words: Sequence[Word], j: int, result: Un
             )
             value: Word | None = None
             if eq:
-                value = word.suffix(len(key) + 1)
+                value = word.suffix(len(written) + 1)
             elif takes:
                 value = words[j + 1] if j + 1 < n else None
                 j += 1
@@ -210,6 +212,26 @@ def _options(name: str, spec: Wrapper, words: Sequence[Word], j: int, result: Un
         else:
             break
     return False, j
+
+
+def _long_key(spec: Wrapper, written: str) -> str:
+    """The long option `written` stands for (getopt_long's abbreviations: `env --sp` is
+    `--split-string`, `env --ch` is `--chdir`; see options.long_options). When it may
+    stand for several, the one that tells most: a refused or string option, an output,
+    a directory, a path, a value, then one meaning it runs nothing."""
+    meant = long_options(written, spec.long_names())
+    if len(meant) <= 1:
+        return meant[0] if meant else written
+    ranked = (
+        spec.long_refuse,
+        spec.long_strings,
+        spec.long_outputs,
+        spec.long_chdir,
+        spec.long_paths,
+        spec.long_values,
+        spec.long_no_exec,
+    )
+    return min(meant, key=lambda option: next(i for i, names in enumerate(ranked) if option in names))
 
 
 def _keep(result: Unwrapped, value: Word, chdir: bool, path: bool, string: bool) -> None:
