@@ -163,6 +163,10 @@ def test_cd_into_a_symlink_then_relative_paths_land_outside(places: tuple[Path, 
         "rev docs/secret",  # through the link docs -> outside
         "some-unknown-reader {O}/secret",  # a program the scanner does not know
         "./tools/reader --input={O}/secret",
+        # programs the scanner knows by name but has no option shape for: the same rule
+        "java -jar {O}/secret",
+        "terraform -chdir={O} plan",
+        "make -C {O}",
     ],
 )
 def test_readers_of_outside_files_name_their_directory(places: tuple[Path, Path], command: str) -> None:
@@ -187,6 +191,15 @@ def test_a_file_test_outside_names_its_directory(places: tuple[Path, Path], comm
 def test_an_unknown_program_s_words_that_are_no_places_stay_out_of_dirs(places: tuple[Path, Path]) -> None:
     project, _ = places
     for command in ("mytool /", "mytool https://example.com/x", "ssh host cat /etc/passwd", "mytool a/b"):
+        assert scan(command, cwd=project, project_dir=project).dirs == (), command
+    # slash words that name an API route, a key or a place in a container or on another host
+    for command in (
+        "gh api /repos/o/r/pulls",
+        "etcdctl get /config/key",
+        "podman exec c cat /etc/hosts",
+        "kubectl exec p -- ls /var",
+        "hdfs dfs -ls /user/x",
+    ):
         assert scan(command, cwd=project, project_dir=project).dirs == (), command
 
 

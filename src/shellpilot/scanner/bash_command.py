@@ -54,9 +54,13 @@ def _roles() -> dict[str, int]:
 
 _ROLES = _roles()
 _REMOTE = frozenset(
-    ["ssh", "mosh", "kubectl", "oc", "nerdctl", "lxc", "vagrant", "adb", "gcloud", "aws", "az"]
+    """ssh mosh kubectl oc nerdctl podman docker crictl lxc incus vagrant multipass virsh adb
+    gcloud aws az doctl fly flyctl heroku gh glab hub http https xh etcdctl consul vault
+    hdfs hadoop redis-cli""".split()
 )
-"""Programs whose path words name places on another machine or in a container."""
+"""Programs whose slash words name places on another machine, in a container or in an API
+(``gh api /repos/o/r``, ``etcdctl get /key``), not files here: their words are not taken as
+outside paths (their own option shapes, such as ``docker -v``, still are)."""
 _DEFINERS = frozenset({"alias", "unalias", "hash", "unset"})
 _BUILTIN_WRAPPERS = frozenset({"builtin", "command"})
 _HASH_WRAPPERS = frozenset({"command", "exec"})
@@ -367,7 +371,7 @@ class CommandJudge:
             # /outside/*`, `echo */` through a link that leads out)
             self.globs(real[1:], run_cwds, name)
         if not role:
-            if len(real) > 1 and not head.dynamic and not known(name) and name not in _REMOTE:
+            if len(real) > 1 and not head.dynamic and name not in _REMOTE:
                 self.loose_paths(name, real[1:], run_cwds)
             return cwds
         args = real[1:]
