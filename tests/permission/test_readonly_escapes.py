@@ -108,3 +108,24 @@ def test_plain_printers_and_globs_inside_stay_silent(places: tuple[Path, Path], 
         assert gate.asks(gate.plan(command)) == [], command
     # a cd that may land on a name with a glob character leaves one in $PWD
     assert gate.asks(gate.plan("cd 'a*'; echo $PWD")) != []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "HISTFILE={O}/hist; set -o history\nls >/dev/null\ntrue",
+        "HISTFILE={O}/hist; set -eo histo$'\\x72'y\ntrue",
+        "HISTFILE={O}/hist; shopt -os history\ntrue",
+    ],
+)
+def test_turning_history_on_asks(places: tuple[Path, Path], command: str, tmp_path: Path) -> None:
+    # With history on, bash keeps the lines it reads next and writes them to $HISTFILE on exit.
+    project, outside = places
+    command = command.replace("{O}", str(outside))
+    _bash(project, command)
+    assert (outside / "hist").exists(), "bash must really write the history file"
+    gate = Gate(project, tmp_path / "data")
+    plan = gate.plan(command)
+    assert plan.unknown and gate.asks(plan) != []
+    for plain in ("set -euo pipefail\nls >/dev/null", "set +o history\ntrue", "shopt -o history"):
+        assert not gate.plan(plain).unknown, plain

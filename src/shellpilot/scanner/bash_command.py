@@ -54,9 +54,41 @@ def _roles() -> dict[str, int]:
 
 _ROLES = _roles()
 _REMOTE = frozenset(
-    """ssh mosh kubectl oc nerdctl podman docker crictl lxc incus vagrant multipass virsh adb
-    gcloud aws az doctl fly flyctl heroku gh glab hub http https xh etcdctl consul vault
-    hdfs hadoop redis-cli""".split()
+    [
+        "ssh",
+        "mosh",
+        "kubectl",
+        "oc",
+        "nerdctl",
+        "podman",
+        "docker",
+        "crictl",
+        "lxc",
+        "incus",
+        "vagrant",
+        "multipass",
+        "virsh",
+        "adb",
+        "gcloud",
+        "aws",
+        "az",
+        "doctl",
+        "fly",
+        "flyctl",
+        "heroku",
+        "gh",
+        "glab",
+        "hub",
+        "http",
+        "https",
+        "xh",
+        "etcdctl",
+        "consul",
+        "vault",
+        "hdfs",
+        "hadoop",
+        "redis-cli",
+    ]
 )
 """Programs whose slash words name places on another machine, in a container or in an API
 (``gh api /repos/o/r``, ``etcdctl get /key``), not files here: their words are not taken as
@@ -353,7 +385,7 @@ class CommandJudge:
         if name in _DEFINERS and builtins and _BUILTIN_WRAPPERS.issuperset(wrappers):
             # (`flock f alias x=y` runs a program named alias: it defines nothing here)
             self.define(name, real[1:])
-        if name in ("history", "ulimit") and builtins:
+        if name in ("history", "ulimit", "set", "shopt") and builtins:
             self.shell_files(name, real[1:], run_cwds)
         # the walker judges a plain `let` and `declare -i` by the values it can see; written
         # any other way (`$'let'`, `builtin let`, `"declare" -i`, `time let`) it is not seen
@@ -708,8 +740,10 @@ class CommandJudge:
 
     def shell_files(self, name: str, args: list[Word], cwds: Cwds) -> None:
         """Files the shell itself writes for a builtin: `history -w/-a [FILE]` (without a
-        FILE, $HISTFILE, which the text may have moved: unknown) and `ulimit -c N`, after
-        which a crashing program leaves a core file wherever the kernel says."""
+        FILE, $HISTFILE, which the text may have moved: unknown), `set -o history` and
+        `shopt -os history` (bash then records the lines read after it and writes them to
+        $HISTFILE when it exits: unknown) and `ulimit -c N`, after which a crashing program
+        leaves a core file wherever the kernel says."""
         flags = "".join(w.value[1:] for w in args if w.value[:1] == "-" and not w.dynamic)
         operands = [w for w in args if w.value[:1] != "-" or w.dynamic]
         if name == "history" and ("w" in flags or "a" in flags):
@@ -720,6 +754,13 @@ class CommandJudge:
                 self.resolver.target(word, cwds)
         elif name == "ulimit" and "c" in flags and any(w.dynamic or w.value != "0" for w in operands):
             self.builder.unknown("ulimit -c lets a crashing program write a core file")
+        elif (
+            name in ("set", "shopt")
+            and "o" in flags
+            and (name == "set" or "s" in flags)
+            and any(w.dynamic or w.value == "history" for w in operands)
+        ):
+            self.builder.unknown(f"{name} -o history: bash saves the lines after it to $HISTFILE on exit")
 
     def find_exec(self, args: list[Word], cwds: Cwds) -> None:
         """`find ... -exec CMD ARGS ;`: CMD is judged like any command."""
