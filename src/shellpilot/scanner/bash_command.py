@@ -53,43 +53,11 @@ def _roles() -> dict[str, int]:
 
 
 _ROLES = _roles()
-_REMOTE = frozenset(
-    [
-        "ssh",
-        "mosh",
-        "kubectl",
-        "oc",
-        "nerdctl",
-        "podman",
-        "docker",
-        "crictl",
-        "lxc",
-        "incus",
-        "vagrant",
-        "multipass",
-        "virsh",
-        "adb",
-        "gcloud",
-        "aws",
-        "az",
-        "doctl",
-        "fly",
-        "flyctl",
-        "heroku",
-        "gh",
-        "glab",
-        "hub",
-        "http",
-        "https",
-        "xh",
-        "etcdctl",
-        "consul",
-        "vault",
-        "hdfs",
-        "hadoop",
-        "redis-cli",
-    ]
-)
+_REMOTE_NAMES = """
+ssh mosh kubectl oc nerdctl podman docker crictl lxc incus vagrant multipass virsh adb gcloud aws
+az doctl fly flyctl heroku gh glab hub http https xh etcdctl consul vault hdfs hadoop redis-cli
+"""
+_REMOTE = frozenset(_REMOTE_NAMES.split())
 """Programs whose slash words name places on another machine, in a container or in an API
 (``gh api /repos/o/r``, ``etcdctl get /key``), not files here: their words are not taken as
 outside paths (their own option shapes, such as ``docker -v``, still are)."""
