@@ -107,7 +107,18 @@ OPERANDS = [
     ("echo a >f b >g c", ["echo", "a", "b", "c"], None),
     ("cat <<< x README", ["cat", "README"], None),
     ("> f rm x", ["rm", "x"], None),
+    # tree-sitter leaves a lone `-` before an fd redirect out of its tree; bash passes it
+    ("rm - 2>/dev/null", ["rm", "-"], None),
+    ("git checkout - 2>/dev/null", ["git", "checkout", "-"], None),
+    ("echo a - 1>f", ["echo", "a", "-"], None),
 ]
+
+
+def test_cd_dash_before_a_redirect_is_cd_to_oldpwd(proj: Path) -> None:
+    # `cd - 2>/dev/null` went to $HOME in the scan (the `-` was lost): bash goes to $OLDPWD,
+    # or stays where it was when OLDPWD is unset, which the text does not say
+    for command in ("cd - 2>/dev/null; ls", "true && cd - 2>&1; ls", "bash <<'E'\ncd - 2>/dev/null\n>x\nE"):
+        assert scan(command, cwd=proj, project_dir=proj).unknown, command
 
 
 @pytest.mark.parametrize(("command", "argv", "outside"), OPERANDS)

@@ -9,6 +9,7 @@ touch: statements (bash_walk.py) or judging the command (bash_command.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -50,6 +51,25 @@ class Walker(Protocol):
     def globs(self, nodes: Sequence[Node], cwds: Cwds) -> None: ...
 
 
+_BLANKS = re.compile(rb"(?:[ \t]|\\\r?\n)*")
+_PLAIN = re.compile(rb"[-+\w./=:,%@^]+")
+
+
+def _skipped(w: Walker, start: int, end: int, words: list[Word]) -> None:
+    """Text between two children of a command that tree-sitter left out of the tree: a
+    plain word there (`cd - 2>/dev/null` loses its `-`) is put back as a word; anything
+    else makes the scan unknown (bash reads it, the scanner did not)."""
+    gap = w.source.data[start:end]
+    if _BLANKS.fullmatch(gap):
+        return
+    lost = gap.replace(b"\\\n", b"").strip(b" \t")
+    if _PLAIN.fullmatch(lost) and lost.isascii():
+        text = lost.decode()
+        words.append(plain_word(text, start, end))
+    else:
+        w.builder.unknown(f"the parser skipped {lost.decode(errors='replace')!r} in a command")
+
+
 def printed_by(w: Walker, node: Node) -> str | None:
     """What a pipeline stage prints, when it is a literal `echo`/`printf` (else None)."""
     if w.kinds[node.kind_id] != "command":
@@ -89,7 +109,13 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
     redirected: int | None = None  # where the first redirect was written
     if w.attached:
         outer = [*outer, *w.attached.pop((node.start_byte, node.end_byte), [])]
+    data = w.source.data
+    last = node.start_byte
     for child in node.children:
+        gap = child.start_byte - last
+        if gap > 1 or (gap == 1 and data[last] not in b" \t"):
+            _skipped(w, last, child.start_byte, words)
+        last = child.end_byte
         kind = kinds[child.kind_id]
         if kind == "command_name":
             if child.start_byte == child.end_byte:
@@ -137,6 +163,15 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
         word = w.words.word(child, cwds)
         words.append(word)
         dynamic = dynamic or word.dynamic
+    after = [r for r in outer if r.start_byte >= last]
+    if after:
+        # `cd - 2>/dev/null`: tree-sitter drops a lone `-` before an fd redirect
+        first = min(r.start_byte for r in after)
+        gap = first - last
+        if gap > 1 or (gap == 1 and data[last] not in b" \t"):
+            lost = data[last:first].replace(b"\\\n", b"").strip(b" \t")
+            if _PLAIN.fullmatch(lost) and lost.isascii():
+                words.append(plain_word(lost.decode(), last, first))
     for redirect in outer:
         if redirected is None or redirect.start_byte < redirected:
             redirected = redirect.start_byte
