@@ -167,6 +167,11 @@ def test_cd_into_a_symlink_then_relative_paths_land_outside(places: tuple[Path, 
         "java -jar {O}/secret",
         "terraform -chdir={O} plan",
         "make -C {O}",
+        # a file a client uploads: `@FILE`, `key=@FILE`; an API client's own file words
+        "mytool --data @{O}/secret",
+        "gh api -F file=@{O}/secret /gists",
+        "gh gist create {O}/secret",
+        "etcdctl snapshot restore {O}/secret",
     ],
 )
 def test_readers_of_outside_files_name_their_directory(places: tuple[Path, Path], command: str) -> None:
@@ -192,14 +197,8 @@ def test_an_unknown_program_s_words_that_are_no_places_stay_out_of_dirs(places: 
     project, _ = places
     for command in ("mytool /", "mytool https://example.com/x", "ssh host cat /etc/passwd", "mytool a/b"):
         assert scan(command, cwd=project, project_dir=project).dirs == (), command
-    # slash words that name an API route, a key or a place in a container or on another host
-    for command in (
-        "gh api /repos/o/r/pulls",
-        "etcdctl get /config/key",
-        "podman exec c cat /etc/hosts",
-        "kubectl exec p -- ls /var",
-        "hdfs dfs -ls /user/x",
-    ):
+    # slash words that name an API route or a place in a container or on another host
+    for command in ("gh api /repos/o/r/pulls", "glab api /projects", "kubectl exec p -- ls /var"):
         assert scan(command, cwd=project, project_dir=project).dirs == (), command
 
 

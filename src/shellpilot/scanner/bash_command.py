@@ -53,14 +53,12 @@ def _roles() -> dict[str, int]:
 
 
 _ROLES = _roles()
-_REMOTE_NAMES = """
-ssh mosh kubectl oc nerdctl podman docker crictl lxc incus vagrant multipass virsh adb gcloud aws
-az doctl fly flyctl heroku gh glab hub http https xh etcdctl consul vault hdfs hadoop redis-cli
-"""
-_REMOTE = frozenset(_REMOTE_NAMES.split())
-"""Programs whose slash words name places on another machine, in a container or in an API
-(``gh api /repos/o/r``, ``etcdctl get /key``), not files here: their words are not taken as
-outside paths (their own option shapes, such as ``docker -v``, still are)."""
+_REMOTE = frozenset(
+    ["ssh", "mosh", "kubectl", "oc", "nerdctl", "lxc", "vagrant", "adb", "gcloud", "aws", "az"]
+)
+"""Programs whose path words name places on another machine or in a container."""
+_API_CLIENTS = frozenset({"gh", "glab", "hub"})
+"""Programs whose ``api ROUTE`` words are routes of a web API (``gh api /repos/o/r``), not files."""
 _DEFINERS = frozenset({"alias", "unalias", "hash", "unset"})
 _BUILTIN_WRAPPERS = frozenset({"builtin", "command"})
 _HASH_WRAPPERS = frozenset({"command", "exec"})
@@ -584,11 +582,18 @@ class CommandJudge:
     def loose_paths(self, name: str, args: list[Word], cwds: Cwds) -> None:
         """A program the scanner knows nothing of (`./tools/x`, a binary of some package):
         its words that name a place outside by themselves (`/etc/x`, `~/.ssh/k`, a
-        `--opt=/x` or `key=/x` value) are taken as paths it reads, so their directories
-        are asked for and external-directory rules see them. `/` alone and URLs are not."""
+        `--opt=/x` or `key=/x` value, and `@/x` or `key=@/x`, which many clients read a
+        file from) are taken as paths it reads, so their directories are asked for and
+        external-directory rules see them. `/` alone, URLs and the route of an API client
+        (`gh api /repos/o/r`) are not."""
+        api = name in _API_CLIENTS and bool(args) and args[0].value == "api"
         for word in args:
             value = word.value
-            start = value.find("=") + 1 if "=" in value and value[:1] not in "/~" else 0
+            start = value.find("=") + 1 if "=" in value and value[:1] not in "/~@" else 0
+            if value[start : start + 1] == "@":
+                start += 1
+            elif api and not start:
+                continue  # a route, not a file
             text = value[start:]
             if text[:1] not in ("/", "~") or not text.strip("/") or "://" in text:
                 continue
