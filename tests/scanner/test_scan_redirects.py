@@ -111,6 +111,14 @@ OPERANDS = [
     ("rm - 2>/dev/null", ["rm", "-"], None),
     ("git checkout - 2>/dev/null", ["git", "checkout", "-"], None),
     ("echo a - 1>f", ["echo", "a", "-"], None),
+    ("python3 - <<'EOF'\nprint(1)\nEOF", ["python3", "-"], None),
+    # and a word that ends in a backslash-newline before an fd redirect
+    ("rm -rf\\\n 2>&1 /outside", ["rm", "-rf", "/outside"], "/outside"),
+    (
+        "curl -s -o\\\n 1>&2 /outside/x file:///etc/hostname",
+        ["curl", "-s", "-o", "/outside/x", "file:///etc/hostname"],
+        "/outside",
+    ),
 ]
 
 
