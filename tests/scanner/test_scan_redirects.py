@@ -117,7 +117,7 @@ OPERANDS = [
     (
         "curl -s -o\\\n 1>&2 /outside/x file:///etc/hostname",
         ["curl", "-s", "-o", "/outside/x", "file:///etc/hostname"],
-        "/outside",
+        "/outside/x",
     ),
 ]
 
