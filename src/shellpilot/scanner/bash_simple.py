@@ -55,18 +55,22 @@ _BLANKS = re.compile(rb"(?:[ \t]|\\\r?\n)*")
 _PLAIN = re.compile(rb"[-+\w./=:,%@^]+")
 
 
-def _skipped(w: Walker, start: int, end: int, words: list[Word]) -> None:
-    """Text between two children of a command that tree-sitter left out of the tree: a
-    plain word there (`cd - 2>/dev/null` loses its `-`) is put back as a word; anything
-    else makes the scan unknown (bash reads it, the scanner did not)."""
-    gap = w.source.data[start:end]
+def _skipped(w: Walker, start: int, end: int, words: list[Word], *, strict: bool = True) -> None:
+    """Text between two parts of a command that tree-sitter left out of the tree: a plain
+    word there (`cd - 2>/dev/null` and `python3 - <<EOF` lose their `-`; `rm -rf\\<newline>
+    2>&1 x` its `-rf`) is put back as a word; anything else makes the scan unknown when
+    ``strict`` (bash reads it, the scanner did not). Blanks and backslash-newlines are
+    what a gap should hold; one blank, the common case, is checked without slicing."""
+    data = w.source.data
+    if end - start == 1 and data[start] in b" \t":
+        return
+    gap = data[start:end]
     if _BLANKS.fullmatch(gap):
         return
     lost = gap.replace(b"\\\n", b"").strip(b" \t")
     if _PLAIN.fullmatch(lost) and lost.isascii():
-        text = lost.decode()
-        words.append(plain_word(text, start, end))
-    else:
+        words.append(plain_word(lost.decode(), start, end))
+    elif strict:
         w.builder.unknown(f"the parser skipped {lost.decode(errors='replace')!r} in a command")
 
 
@@ -109,11 +113,9 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
     redirected: int | None = None  # where the first redirect was written
     if w.attached:
         outer = [*outer, *w.attached.pop((node.start_byte, node.end_byte), [])]
-    data = w.source.data
     last = node.start_byte
     for child in node.children:
-        gap = child.start_byte - last
-        if gap > 1 or (gap == 1 and data[last] not in b" \t"):
+        if child.start_byte > last:
             _skipped(w, last, child.start_byte, words)
         last = child.end_byte
         kind = kinds[child.kind_id]
@@ -163,15 +165,9 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
         word = w.words.word(child, cwds)
         words.append(word)
         dynamic = dynamic or word.dynamic
-    after = [r for r in outer if r.start_byte >= last]
-    if after:
-        # `cd - 2>/dev/null`: tree-sitter drops a lone `-` before an fd redirect
-        first = min(r.start_byte for r in after)
-        gap = first - last
-        if gap > 1 or (gap == 1 and data[last] not in b" \t"):
-            lost = data[last:first].replace(b"\\\n", b"").strip(b" \t")
-            if _PLAIN.fullmatch(lost) and lost.isascii():
-                words.append(plain_word(lost.decode(), last, first))
+    after = [r.start_byte for r in outer if r.start_byte > last]
+    if after:  # the word before the redirects of a statement: `cd - 2>/dev/null`
+        _skipped(w, last, min(after), words, strict=False)
     for redirect in outer:
         if redirected is None or redirect.start_byte < redirected:
             redirected = redirect.start_byte
