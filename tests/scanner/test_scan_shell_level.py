@@ -89,6 +89,11 @@ ROWS = [
     ("f() { local -i 2>/dev/null y=$1; }; f 'a[$(rm victim)]'", ""),
     ("x='a[$(rm victim)]'; builtin let y=x", ""),
     ("x='a[$(rm victim)]'; \"declare\" -i y=x", ""),
+    # bash removes double quotes in arithmetic: a quoted name is still the variable
+    ("x=$(printf 'a[\\044(rm victim)]'); (( \"x\" ))", ""),
+    ("x=$(printf 'a[\\044(rm victim)]'); echo $(( \"x\" + 1 ))", ""),
+    ("x=$(printf 'a[\\044(rm victim)]'); [[ \"x\" -eq 1 ]]", ""),
+    ("x=$(printf 'a[\\044(rm victim)]'); a=(1); echo ${a[\"x\"]}", ""),
     # a login or interactive shell first runs startup files the text does not show
     ("printf '{bin}/rm victim\\n' > .profile; HOME=. bash -l -c true", ""),
     ("printf '{bin}/rm victim\\n' > .bashrc; HOME=. bash -i -c true", ""),

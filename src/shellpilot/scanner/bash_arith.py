@@ -48,6 +48,9 @@ _LET_NAME = re.compile(
     r"([A-Za-z_]\w*)\s*(?:[-+*/%&^|]|<<|>>)?=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)"
 )
 """The names a `let` word assigns (`i=0`, `n+=2`, `i++`, `--j`): they become numbers."""
+_NAMED = frozenset({"variable_name", "word", "string_content", "raw_string", "ansi_c_string"})
+"""Nodes whose text may name variables in arithmetic: bash removes quotes there, so
+`(( "x" ))`, `$(( "x" ))`, `[[ "x" -eq 1 ]]` and `${a["x"]}` evaluate x's value."""
 
 
 class _Arithmetic:
@@ -216,7 +219,7 @@ class _Arithmetic:
                     return f"${text}"
                 stack.extend(c for c in children if c.type not in ("variable_name", "special_variable_name"))
                 continue
-            if kind in ("variable_name", "word") and item.text is not None:
+            if kind in _NAMED and item.text is not None:
                 text = item.text.decode(errors="replace")
                 if _NUMBER.fullmatch(item.text):
                     continue
