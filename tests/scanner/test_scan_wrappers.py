@@ -129,3 +129,17 @@ def test_python_dash_m_is_not_a_wrapper_but_reads_the_modules_options(tmp_path: 
     result = scan("python -m pytest -x", cwd=tmp_path, project_dir=tmp_path)
     assert list(result.patterns) == ["python -m pytest -x"]
     assert list(result.always) == ["python -m pytest *"]
+
+
+def test_a_wrapped_eval_moves_no_cwd_of_this_shell(tmp_path: Path) -> None:
+    # `nice eval 'cd sub'` runs a program named eval in a child (here: none, so nothing):
+    # the shell stays put, and what follows runs where it was
+    (tmp_path / "sub").mkdir()
+    done = subprocess.run(
+        ["bash", "-c", "nice eval 'cd sub' 2>/dev/null; pwd"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.stdout.strip() == str(tmp_path), "bash must really stay where it was"
+    wrapped = scan("nice eval 'cd sub'; touch made", cwd=tmp_path, project_dir=tmp_path)
+    assert str(tmp_path / "made") in wrapped.writes, wrapped.writes
+    plain = scan("eval 'cd sub'; touch made", cwd=tmp_path, project_dir=tmp_path)
+    assert str(tmp_path / "sub" / "made") in plain.writes, plain.writes

@@ -382,7 +382,10 @@ class CommandJudge:
         if name == "git":
             GitCommand(self).check(args, run_cwds)
         if role & _RUNS:
-            return self.runs(name, args, cwds, run_cwds, stdin)
+            after = self.runs(name, args, cwds, run_cwds, stdin)
+            # `nice eval 'cd x'` runs a program named eval (if any) in a child: this shell
+            # stays where it was; only the shell's own eval (`builtin eval` too) moves it
+            return after if builtins and _BUILTIN_WRAPPERS.issuperset(wrappers) else cwds
         return cwds
 
     def indirect(
