@@ -230,28 +230,32 @@ _COMMAND_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
 `zip -TT CMD` (its `-TT` is handled apart)."""
 
 
+def _running_option(label: str, longs: frozenset[str], shorts: str, args: Sequence[Word]) -> str | None:
+    """Why `label ARGS` runs a command named in an option's value: a `--long` option of
+    `longs` (abbreviated too: `--filt` is --filter), a short letter of `shorts` in any
+    cluster, gdb's `-ex`/`-iex` or zip's `-TT`; a dynamic word may be any of them. Words
+    after `--` are operands. None when no such option is given."""
+    for word in args:
+        text = word.value
+        if word.dynamic:
+            return f"{label} with a dynamic word: an option may run a command"
+        if text == "--":
+            return None
+        if text.startswith("--"):
+            option = text.partition("=")[0]
+            if long_options(option, longs):
+                return f"{label} {option} runs a command"
+        elif text.startswith("-") and len(text) > 1:
+            if (label == "gdb" and text in ("-ex", "-iex")) or (label == "zip" and text == "-TT"):
+                return f"{label} {text} runs a command"
+            if any(letter in shorts for letter in text[1:]):
+                return f"{label} {text} runs a command"
+    return None
+
+
 def _command_options(name: str) -> Callable[[Sequence[Word]], str | None]:
     longs, shorts = _COMMAND_OPTIONS[name]
-
-    def reader(args: Sequence[Word]) -> str | None:
-        for word in args:
-            text = word.value
-            if word.dynamic:
-                return f"{name} with a dynamic word: an option may run a command"
-            if text == "--":
-                return None
-            if text.startswith("--"):
-                option = text.partition("=")[0]
-                if long_options(option, longs):  # (`--filt` is --filter)
-                    return f"{name} {option} runs a command"
-            elif text.startswith("-") and len(text) > 1:
-                if (name == "gdb" and text in ("-ex", "-iex")) or (name == "zip" and text == "-TT"):
-                    return f"{name} {text} runs a command"
-                if any(letter in shorts for letter in text[1:]):
-                    return f"{name} {text} runs a command"
-        return None
-
-    return reader
+    return lambda args: _running_option(name, longs, shorts, args)
 
 
 def _ed(args: Sequence[Word]) -> str | None:
@@ -353,18 +357,7 @@ def _git(args: Sequence[Word]) -> str | None:
     if sub not in _GIT_COMMAND_OPTIONS:
         return None
     longs, shorts = _GIT_COMMAND_OPTIONS[sub]
-    for word in rest:
-        text = word.value
-        if word.dynamic:
-            return f"git {sub} with a dynamic word: an option may run a command"
-        if text == "--":
-            return None
-        if text.startswith("--"):
-            if long_options(text.partition("=")[0], longs):  # (parse-options takes prefixes)
-                return f"git {sub} {text.partition('=')[0]} runs a command"
-        elif text.startswith("-") and any(letter in shorts for letter in text[1:]):
-            return f"git {sub} {text} runs a command"
-    return None
+    return _running_option(f"git {sub}", longs, shorts, rest)  # (parse-options takes prefixes)
 
 
 def _git_clone_setup(args: Sequence[Word]) -> str | None:
