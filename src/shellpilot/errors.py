@@ -101,10 +101,7 @@ class InvalidTimeout(UsageError, ValueError):
 
 class InvalidCommand(UsageError, ValueError):
     """A command text no shell can be given: empty, holding a NUL byte, or longer than the
-    kernel passes as one argument (``MAX_COMMAND_BYTES``)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
+    kernel passes as one argument (``process.runner.MAX_COMMAND_BYTES``)."""
 
 
 class ShellNotFound(UsageError):

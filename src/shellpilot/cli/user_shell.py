@@ -186,12 +186,12 @@ def run_shell(
     from shellpilot.cli.context import open_context, untrusted_warning
     from shellpilot.cli.echo import LiveEcho
     from shellpilot.errors import InvalidTimeout, UsageError
+    from shellpilot.process.runner import check_command
 
     # Refuse bad input before a session is created for it.
     if timeout is not None and timeout <= 0:
         raise InvalidTimeout(timeout)
-    if not command.strip():
-        raise UsageError("The command is empty: give the shell command to run.")
+    check_command(command)  # empty, a NUL byte, too long for one argument
     try:
         command.encode("utf-8")
     except UnicodeEncodeError as err:  # argv bytes that are not UTF-8 arrive as surrogates

@@ -22,7 +22,6 @@ from shellpilot.errors import (
     StorageError,
     StorageFull,
     ToolError,
-    UsageError,
 )
 from shellpilot.paths import sandbox_tmp_dir, tool_output_dir
 from shellpilot.process.abort import abort_reason
@@ -207,12 +206,14 @@ class SessionService:
         process group and the output says why (``aborted by the user`` unless the cancel
         gave a reason, e.g. ``terminated by SIGTERM``). ``on_output(preview)``
         gets throttled previews; ``on_data(bytes)`` raw chunks when the runner offers them.
-        Raises SessionNotFound, SessionBusy, InvalidTimeout, UsageError (empty command), or
-        the runner's spawn errors (after recording the part as ``error``).
+        Raises SessionNotFound, SessionBusy, InvalidTimeout, InvalidCommand (empty, a NUL
+        byte, too long: ``process.runner.check_command``) before anything is recorded, or the
+        runner's spawn errors (after recording the part as ``error``).
         """
+        from shellpilot.process.runner import check_command
+
         session = self.store.get_session(session_id)
-        if not command.strip():
-            raise UsageError("The command is empty: give the shell command to run.")
+        check_command(command)
         timeout = timeout_ms if timeout_ms is not None else self.config.shell.user_timeout_ms
         if timeout is not None and (isinstance(timeout, bool) or timeout <= 0):
             raise InvalidTimeout(timeout)
