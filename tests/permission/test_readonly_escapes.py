@@ -129,3 +129,35 @@ def test_turning_history_on_asks(places: tuple[Path, Path], command: str, tmp_pa
     assert plan.unknown and gate.asks(plan) != []
     for plain in ("set -euo pipefail\nls >/dev/null", "set +o history\ntrue", "shopt -o history"):
         assert not gate.plan(plain).unknown, plain
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "read $'\\x48'OME <<< {O}; touch ~/made",
+        "read 'HO'ME <<< {O}; touch ~/made",
+        "read -ra'HO'ME <<< {O}; touch ~/made",
+        "X=HO; read ${X}ME <<< {O}; touch ~/made",
+        "read ${X:-HOME} <<< {O}; touch ~/made",
+        "X=HO; mapfile -t ${X}ME <<< {O}; touch ~/made",
+        "printf -vHOME {O}; touch ~/made",
+        "printf -v 'HO'ME {O}; touch ~/made",
+        'export "HO"ME={O}; touch ~/made',
+        "X=HO; declare ${X}ME={O}; touch ~/made",
+        "builtin read H\\OME <<< {O}; touch ~/made",
+    ],
+)
+def test_a_builtin_assigning_home_under_another_spelling_asks(
+    places: tuple[Path, Path], command: str, tmp_path: Path
+) -> None:
+    # bash removes the quotes of a name operand before it assigns it, and a name made at
+    # run time may be any: each of these sets HOME, so `~/made` lands outside
+    project, outside = places
+    command = command.replace("{O}", str(outside))
+    _bash(project, command)
+    assert (outside / "made").exists(), "bash must really write outside through ~"
+    gate = Gate(project, tmp_path / "data")
+    plan = gate.plan(command)
+    assert plan.unknown and gate.asks(plan) != [], command
+    for plain in ("read -r line <<< x; echo $line", 'printf -v out "%s" x', 'export PATH="$PWD/bin:$PATH"'):
+        assert not gate.plan(plain).unknown, plain

@@ -143,3 +143,21 @@ def test_a_wrapped_eval_moves_no_cwd_of_this_shell(tmp_path: Path) -> None:
     assert str(tmp_path / "made") in wrapped.writes, wrapped.writes
     plain = scan("eval 'cd sub'; touch made", cwd=tmp_path, project_dir=tmp_path)
     assert str(tmp_path / "sub" / "made") in plain.writes, plain.writes
+
+
+def test_a_program_named_like_a_builtin_wrapper_runs_no_builtin(tmp_path: Path) -> None:
+    # `command /usr/bin/command cd sub` runs the program /usr/bin/command, which runs cd
+    # in its own child: this shell stays put, so `> made` lands where it was
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "bin").mkdir()
+    program = tmp_path / "bin" / "command"  # what Debian's /usr/bin/command does
+    program.write_text('#!/bin/sh\ncommand "$@"\n')
+    program.chmod(0o755)
+    text = f"command {program} cd sub; pwd"
+    done = subprocess.run(["bash", "-c", text], cwd=tmp_path, capture_output=True, text=True)
+    assert done.stdout.strip() == str(tmp_path), "bash must really stay where it was"
+    for line in (f"command {program} cd sub; > made", f"hash -p {program} zz; command zz cd sub; > made"):
+        result = scan(line, cwd=tmp_path, project_dir=tmp_path)
+        assert str(tmp_path / "made") in result.writes, (line, result.writes)
+    plain = scan("command cd sub; > made", cwd=tmp_path, project_dir=tmp_path)
+    assert str(tmp_path / "sub" / "made") in plain.writes, plain.writes

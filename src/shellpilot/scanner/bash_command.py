@@ -14,6 +14,7 @@ from shellpilot.scanner import bash_nesting
 from shellpilot.scanner.argument_commands import runs_from_arguments
 from shellpilot.scanner.arity import known
 from shellpilot.scanner.bash_git import GitCommand
+from shellpilot.scanner.bash_names import ASSIGNERS, assigned_name_problem
 from shellpilot.scanner.bash_nesting import RunHere
 from shellpilot.scanner.bash_shell import BashShell, rest_text
 from shellpilot.scanner.brace_expansion import brace_words
@@ -238,9 +239,10 @@ class CommandJudge:
         if len(words) > 1 and (name in FIRST_WORDS or "/" in name or name[:1] == "\\"):
             unwrapped = unwrap(words)
             wrappers = tuple(unwrapped.wrappers)
-            # `/usr/bin/command cd d` (or a `hash -p` name for it) is a program: none of the
-            # builtins' lookups, cd, source or alias happen in this shell
-            builtins = "/" not in name
+            # `/usr/bin/command cd d` (or a `hash -p` name for it), also after the builtin
+            # (`command /usr/bin/command cd d`), is a program: none of the builtins'
+            # lookups, cd, source or alias happen in this shell
+            builtins = not any("/" in word.value for word in words[: max(unwrapped.index, 1)])
             from_input = unwrapped.from_input
             what = wrappers[0] if wrappers else name
             if unwrapped.problem:
@@ -351,6 +353,12 @@ class CommandJudge:
         if name in _DEFINERS and builtins and _BUILTIN_WRAPPERS.issuperset(wrappers):
             # (`flock f alias x=y` runs a program named alias: it defines nothing here)
             self.define(name, real[1:])
+        if name in ASSIGNERS and builtins and _BUILTIN_WRAPPERS.issuperset(wrappers):
+            # `read $'\\x48'OME`, `printf -vHOME x`, `unset ${X}ME`: the shell's own
+            # builtin assigns HOME, which the text never shows as a word
+            problem = assigned_name_problem(name, real[1:])
+            if problem is not None:
+                builder.unknown(problem)
         if name in ("history", "ulimit", "set", "shopt") and builtins:
             self.shell_files(name, real[1:], run_cwds)
         # the walker judges a plain `let` and `declare -i` by the values it can see; written

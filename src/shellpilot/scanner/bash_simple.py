@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from shellpilot.scanner.bash_names import ASSIGNERS, assigned_name_problem
 from shellpilot.scanner.bash_nesting import NO_STDIN
 from shellpilot.scanner.bash_redirects import REDIRECTS
 from shellpilot.scanner.bash_words import expand_braces
@@ -233,6 +234,7 @@ def assignment(w: Walker, node: Node, cwds: Cwds) -> Word:
 def declaration(w: Walker, node: Node, cwds: Cwds) -> None:
     """`export X=1`, `declare -a x`, `local y`, `unset z`: recorded as commands."""
     argv: list[str] = []
+    named: list[Word] = []  # (each as written: bash_names reads its name as bash does)
     dynamic = False
     for child in node.children:
         if not child.is_named:
@@ -243,8 +245,13 @@ def declaration(w: Walker, node: Node, cwds: Cwds) -> None:
             dynamic = True
             w.nested(child, cwds)
         argv.append(raw)
+        named.append(Word(raw, raw, child.start_byte, child.end_byte, True, None))
     text = " ".join([*argv, *w.inherited])
     w.builder.command(text, argv, dynamic, cwds=cwds or ())
+    if argv and argv[0] in ASSIGNERS:
+        problem = assigned_name_problem(argv[0], named)
+        if problem is not None:
+            w.builder.unknown(problem)
     # `export */`, `unset l*`: words that are no assignment are listed by the shell
     w.globs([c for c in node.children if w.kinds[c.kind_id] in ("word", "concatenation")], cwds)
     if argv and argv[0] == "unset":

@@ -23,6 +23,7 @@ from shellpilot.scanner.bash_kinds import (
     STATEMENTS,
     SUBSTITUTIONS,
 )
+from shellpilot.scanner.bash_names import SPECIAL_VARIABLES
 from shellpilot.scanner.bash_nesting import NO_STDIN
 from shellpilot.scanner.bash_nets import hidden, sweep
 from shellpilot.scanner.bash_redirects import REDIRECTS, RedirectReader
@@ -39,10 +40,7 @@ if TYPE_CHECKING:
 
 
 _BRACES = re.compile(r"\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}")
-_SPECIAL_NAMES = (
-    rb"(BASH_ALIASES|BASH_CMDS|BASH_ENV|PS4|PROMPT_COMMAND|CDPATH|HOME|SHELLOPTS"
-    rb"|BASHOPTS|BASH_XTRACEFD|EXECIGNORE|BASH_LOADABLES_PATH)"
-)
+_SPECIAL_NAMES = ("(" + "|".join(SPECIAL_VARIABLES) + ")").encode()
 _SPECIAL = re.compile(
     rb"(?<![\w$])" + _SPECIAL_NAMES + rb"(\[[^\]]*\])?\+?="
     rb"|\$\{" + _SPECIAL_NAMES + rb"(\[[^\]]*\])?:?="
