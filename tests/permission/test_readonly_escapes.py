@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from shellpilot.oracle.prompts import Gate
+from shellpilot.scanner.scan import scan
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -160,4 +161,37 @@ def test_a_builtin_assigning_home_under_another_spelling_asks(
     plan = gate.plan(command)
     assert plan.unknown and gate.asks(plan) != [], command
     for plain in ("read -r line <<< x; echo $line", 'printf -v out "%s" x', 'export PATH="$PWD/bin:$PATH"'):
+        assert not gate.plan(plain).unknown, plain
+
+
+@pytest.mark.parametrize(
+    ("command", "lands"),
+    [
+        ("enable -n cd; cd sub; > made", "made"),  # cd is then a program: this shell stays
+        ("shopt -s cdable_vars; X={O}; cd X; > made", "{O}/made"),
+        ("shopt -s xpg_echo; echo 'true\\ntouch {O}/made' | sh", "{O}/made"),
+        ("bash -O xpg_echo -c \"echo 'true\\ntouch {O}/made' | sh\"", "{O}/made"),
+        ("cd -P lnk/..; > made", "{O}/made"),
+        ("set -P; cd lnk/..; > made", "{O}/made"),
+        ("cd lnk/../other; > made", "{O}/other/made"),  # no ./other: bash goes physically
+    ],
+)
+def test_shell_state_that_moves_a_later_write_is_seen(tmp_path: Path, command: str, lands: str) -> None:
+    # builtins and options change what later commands do: the write lands where bash
+    # really puts it, which the scan covers (or it does not claim to know)
+    project, outside = tmp_path / "proj", tmp_path / "outside"
+    (project / "sub").mkdir(parents=True)
+    (outside / "dir").mkdir(parents=True)
+    (outside / "other").mkdir()
+    (project / "lnk").symlink_to(outside / "dir")
+    command = command.replace("{O}", str(outside))
+    where = Path(lands.replace("{O}", str(outside)))
+    where = where if where.is_absolute() else project / where
+    _bash(project, command)
+    assert where.exists(), f"bash must really write {where}"
+    result = scan(command, cwd=project, project_dir=project)
+    assert result.unknown or str(where) in result.writes, (command, result.writes)
+    gate = Gate(project, tmp_path / "data")
+    assert gate.asks(gate.plan(command)) != [], command
+    for plain in ("set -euo pipefail; shopt -s nullglob; ls", "cd sub/..; ls", "enable; ls"):
         assert not gate.plan(plain).unknown, plain

@@ -359,7 +359,7 @@ class CommandJudge:
             problem = assigned_name_problem(name, real[1:])
             if problem is not None:
                 builder.unknown(problem)
-        if name in ("history", "ulimit", "set", "shopt") and builtins:
+        if name in ("history", "ulimit", "set", "shopt", "enable") and builtins:
             self.shell_files(name, real[1:], run_cwds)
         # the walker judges a plain `let` and `declare -i` by the values it can see; written
         # any other way (`$'let'`, `builtin let`, `"declare" -i`, `time let`) it is not seen
@@ -727,7 +727,8 @@ class CommandJudge:
         FILE, $HISTFILE, which the text may have moved: unknown), `set -o history` and
         `shopt -os history` (bash then records the lines read after it and writes them to
         $HISTFILE when it exits: unknown) and `ulimit -c N`, after which a crashing program
-        leaves a core file wherever the kernel says."""
+        leaves a core file wherever the kernel says. Also the builtins that change what
+        later commands do: `enable` (which builtins run) and the options in `bash_nesting.OPTION_RISKS`."""
         flags = "".join(w.value[1:] for w in args if w.value[:1] == "-" and not w.dynamic)
         operands = [w for w in args if w.value[:1] != "-" or w.dynamic]
         if name == "history" and ("w" in flags or "a" in flags):
@@ -738,13 +739,15 @@ class CommandJudge:
                 self.resolver.target(word, cwds)
         elif name == "ulimit" and "c" in flags and any(w.dynamic or w.value != "0" for w in operands):
             self.builder.unknown("ulimit -c lets a crashing program write a core file")
-        elif (
-            name in ("set", "shopt")
-            and "o" in flags
-            and (name == "set" or "s" in flags)
-            and any(w.dynamic or w.value == "history" for w in operands)
-        ):
-            self.builder.unknown(f"{name} -o history: bash saves the lines after it to $HISTFILE on exit")
+        elif name == "enable" and (operands or set(flags) & set("fnd")):
+            # `enable -n cd` makes `cd` run a program (no cwd of this shell moves), `enable
+            # -f lib.so x` loads code into bash
+            self.builder.unknown("enable changes which builtins bash runs")
+        elif (name == "set" and "o" in flags) or (name == "shopt" and "s" in flags):
+            for word in operands:
+                risk = bash_nesting.option_risk(word)
+                if risk is not None:
+                    self.builder.unknown(f"{name} {word.raw}: {risk}")
 
     def find_exec(self, args: list[Word], cwds: Cwds) -> None:
         """`find ... -exec CMD ARGS ;`: CMD is judged like any command."""

@@ -50,6 +50,9 @@ def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanC
                 script = True
             if value[1:] in ("o", "O") and i + 1 < len(args):
                 i += 1
+                risk = option_risk(args[i])
+                if risk is not None:
+                    ctx.builder.unknown(f"{name} {value} {args[i].raw}: {risk}")
             if value[0] == "-" and "s" in value[1:]:
                 reads_stdin = True
                 break
@@ -73,6 +76,23 @@ def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanC
         ctx.nest(_grammar(name), stdin, cwds, depth + 1, f"{name} <<")
     else:
         builder.unknown(f"{name} reads the commands it runs from standard input")
+
+
+OPTION_RISKS = {
+    "history": "bash then saves the lines after it to $HISTFILE when it exits",
+    "cdable_vars": "cd NAME then goes where $NAME says",
+    "xpg_echo": "echo then reads backslash escapes, so it prints other text than written",
+}
+"""bash options (`set -o`, `shopt -s`, `bash -o/-O`) after which commands do what their
+text does not show."""
+
+
+def option_risk(word: Word) -> str | None:
+    """Why turning on the option `word` names hides what later commands do; None when
+    it hides nothing."""
+    if word.dynamic:
+        return "an option named at run time"
+    return OPTION_RISKS.get(word.value)
 
 
 _STARTUP_LONG = frozenset({"--login", "--interactive", "--rcfile", "--init-file"})

@@ -333,6 +333,32 @@ class PathResolver:
         except (OSError, ValueError):
             return
 
+    def _physical_cd(
+        self, target: str, cwds: tuple[str, ...] | None, results: tuple[str, ...]
+    ) -> tuple[str, ...]:
+        """`results` (where `cd target` goes, read logically) plus where it goes read
+        physically, when a symlink before a `..` makes the two differ: bash takes the
+        physical one under `cd -P` and `set -P`, and also when the logical one is no
+        directory (`cd lnk/../dir`, with `lnk -> /outside/sub`, lands in /outside/dir)."""
+        bases = ("",) if os.path.isabs(target) or not cwds else cwds
+        found = list(results)
+        for base in bases:
+            joined = os.path.join(base, target)
+            physical = os.path.realpath(joined)
+            if physical != os.path.realpath(os.path.normpath(joined)) and physical not in found:
+                if not self.inside(physical) and not self._keeps(physical):
+                    self.sink.outside(physical)
+                found.append(physical)
+        return tuple(found)
+
+    def _keeps(self, real: str) -> bool:
+        """Whether physical path `real` is the project or inside it (the project's own
+        path may run through a link)."""
+        physical = self._physical
+        if physical is None:
+            physical = self._physical = Physical(self.project)
+        return physical.keeps(real)
+
     def _escaped(self, path: str, joined: str | None, what: str) -> str | None:
         """Where `path` (inside the project) really is when a symlink takes it out, its
         directory reported outside; `None` when it stays in. An unresolvable link (a loop,
@@ -405,6 +431,8 @@ class PathResolver:
                 self.sink.outside(path)
             else:  # `cd lnk` where lnk leads out: the commands after it run there
                 self._escaped(path, os.path.join(cwds[0], target) if cwds and ".." in target else None, what)
+        if ".." in target:
+            results = self._physical_cd(target, cwds, results)
         if cwds and not all(self._isdir(path) for path in results):
             # a cd to a directory missing now may fail, and bash then goes on where it was
             # (`cd build; rm -rf *`); an earlier command may also create it (`mkdir d; cd d`)
