@@ -195,3 +195,41 @@ def test_shell_state_that_moves_a_later_write_is_seen(tmp_path: Path, command: s
     assert gate.asks(gate.plan(command)) != [], command
     for plain in ("set -euo pipefail; shopt -s nullglob; ls", "cd sub/..; ls", "enable; ls"):
         assert not gate.plan(plain).unknown, plain
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "compgen -C 'touch {O}/made' x",
+        "env 'BASH_FUNC_ls%%=() { touch {O}/made; }' bash -c ls",
+        "printf 'touch {O}/made' > rc; env 'BASH_'ENV=rc bash -c true",
+        "ln -s {O} l2; echo x > l2/made",
+        "cd sub && ln -s .. ../up && echo x > ../up/outside/made",
+    ],
+)
+def test_what_runs_or_leads_out_behind_a_child_or_a_new_link_is_seen(tmp_path: Path, command: str) -> None:
+    # judged before it runs (the link it makes is not there yet), then run in bash
+    project, outside = tmp_path / "proj", tmp_path / "outside"
+    (project / "sub").mkdir(parents=True)
+    outside.mkdir()
+    command = command.replace("{O}", str(outside))
+    result = scan(command, cwd=project, project_dir=project)
+    gate = Gate(project, tmp_path / "data")
+    asks = gate.asks(gate.plan(command))
+    _bash(project, command)
+    assert (outside / "made").exists(), "bash must really write outside"
+    assert result.unknown or str(outside / "made") in result.writes, (command, result.writes)
+    assert result.unknown or "external_directory" in asks, command
+
+
+def test_a_function_a_wrapped_eval_defines_hides_no_program(tmp_path: Path) -> None:
+    # `nice eval` runs a program named eval in a child (here: none): no function is
+    # defined in this shell, so `ls` is the real one and lists the outside folder
+    project, outside = tmp_path / "proj", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text("x")
+    command = f'nice eval "ls() {{ true; }}" 2>/dev/null; ls {outside}'
+    assert "secret.txt" in _bash(project, command), "bash must really run ls"
+    result = scan(command, cwd=project, project_dir=project)
+    assert str(outside) in result.dirs, result.dirs

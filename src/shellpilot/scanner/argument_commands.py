@@ -223,11 +223,13 @@ _COMMAND_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
     "gdb": (frozenset({"--eval-command", "--init-eval-command", "--command", "--init-command"}), "x"),
     "mapfile": (frozenset(), "C"),
     "readarray": (frozenset(), "C"),
+    "compgen": (frozenset(), "CF"),
+    "complete": (frozenset(), "CF"),
 }
 """Programs (and builtins) with options whose value is a command they run: `split
 --filter=CMD`, `wget -e use_askpass=PROG` (a wgetrc command), `sort
 --compress-program=PROG`, `man -P PAGER`, `gdb -ex 'shell ..'`, `mapfile -C CALLBACK`,
-`zip -TT CMD` (its `-TT` is handled apart)."""
+`compgen -C CMD` / `-F FUNCTION`, `zip -TT CMD` (its `-TT` is handled apart)."""
 
 
 def _running_option(label: str, longs: frozenset[str], shorts: str, args: Sequence[Word]) -> str | None:

@@ -14,7 +14,7 @@ from shellpilot.scanner import bash_nesting
 from shellpilot.scanner.argument_commands import runs_from_arguments
 from shellpilot.scanner.arity import known
 from shellpilot.scanner.bash_git import GitCommand
-from shellpilot.scanner.bash_names import ASSIGNERS, assigned_name_problem
+from shellpilot.scanner.bash_names import ASSIGNERS, SPECIAL_VARIABLES, assigned_name_problem
 from shellpilot.scanner.bash_nesting import RunHere
 from shellpilot.scanner.bash_shell import BashShell, rest_text
 from shellpilot.scanner.brace_expansion import brace_words
@@ -247,6 +247,12 @@ class CommandJudge:
             what = wrappers[0] if wrappers else name
             if unwrapped.problem:
                 builder.unknown(unwrapped.problem)
+            for word in words[: unwrapped.index]:
+                # `env 'BASH_'ENV=f bash`, `env 'BASH_FUNC_ls%%=() { ..; }' bash`: a new bash
+                # reads a file, or takes functions, that the text does not show
+                variable = word.value.partition("=")[0] if "=" in word.value[1:] else ""
+                if variable.startswith("BASH_FUNC_") or variable in SPECIAL_VARIABLES:
+                    builder.unknown(f"{what} sets {variable} for the program it runs")
             for path in unwrapped.paths:
                 resolver.check(path, cwds, what)
             for path in unwrapped.creates:  # flock's lock file
@@ -390,10 +396,12 @@ class CommandJudge:
         if name == "git":
             GitCommand(self).check(args, run_cwds)
         if role & _RUNS:
-            after = self.runs(name, args, cwds, run_cwds, stdin)
-            # `nice eval 'cd x'` runs a program named eval (if any) in a child: this shell
-            # stays where it was; only the shell's own eval (`builtin eval` too) moves it
-            return after if builtins and _BUILTIN_WRAPPERS.issuperset(wrappers) else cwds
+            # `nice eval 'cd x; f() { ..; }'` runs a program named eval (if any) in a
+            # child: this shell stays where it was and defines nothing; only the shell's
+            # own eval (`builtin eval` too) moves it or defines functions in it
+            here = builtins and _BUILTIN_WRAPPERS.issuperset(wrappers)
+            after = self.runs(name, args, cwds, run_cwds, stdin, here=here)
+            return after if here else cwds
         return cwds
 
     def indirect(
@@ -548,9 +556,24 @@ class CommandJudge:
             text, argv, dynamic, wrappers, inner_text=inner, prefix_text=before, cwds=cwds or ()
         )
 
-    def runs(self, name: str, args: list[Word], cwds: Cwds, run_cwds: Cwds, stdin: str | None) -> Cwds:
-        """Scan the command text `name` runs (a shell's -c string, eval's words...)."""
+    def runs(
+        self, name: str, args: list[Word], cwds: Cwds, run_cwds: Cwds, stdin: str | None, *, here: bool = True
+    ) -> Cwds:
+        """Scan the command text `name` runs (a shell's -c string, eval's words...).
+        `here=False`: eval and trap are programs of that name (behind `nice`, `env`...),
+        so their text is scanned as a child shell's, which sees and keeps none of this
+        shell's functions, aliases or cwd."""
         ctx = self.ctx
+        if not here and name in ("eval", "trap"):
+
+            def child(source: str, at: Cwds, what: str) -> Cwds:
+                return ctx.nest("bash", source, at, self.depth + 1, what)
+
+            if name == "eval":
+                bash_nesting.evaluate(args, run_cwds, ctx, child)
+            else:
+                bash_nesting.trap(args, run_cwds, ctx, child)
+            return cwds
         if name in POSIX_SHELLS:
             bash_nesting.shell(name, args, run_cwds, stdin, ctx, self.depth)
         elif name in FOREIGN_SHELLS:
@@ -618,6 +641,7 @@ class CommandJudge:
         """
         resolver = self.resolver
         targets: list[Target]
+        links: list[Word] | None = None  # `ln -s`'s operands
         if name == "find":
             paths = find_paths(args)
             targets = find_writes(args)
@@ -638,6 +662,8 @@ class CommandJudge:
                 parsed = read(shape, args)
                 paths = parsed.path_words()
                 targets = written(parsed) if writes else []
+                if name == "ln" and ("s" in parsed.seen or "--symbolic" in parsed.seen):
+                    links = parsed.operands
             else:  # (the common case, `cat a b`: no option, nothing written)
                 targets = []
                 kind = shape.operands
@@ -665,6 +691,29 @@ class CommandJudge:
                 resolver.target(word, cwds, target.into, target.directory)
         if from_input and writes:
             self.builder.wrote("*")  # `xargs rm`: the files come from its input
+        if links is not None:  # (after its own writes: `ln -s /x l` writes l, not /x)
+            self.made_links(links, targets, cwds)
+
+    def made_links(self, operands: list[Word], targets: list[Target], cwds: Cwds) -> None:
+        """`ln -s T... L`: the links it makes, so later paths through them (`ln -s
+        /outside l; echo x > l/y`) are judged where they lead; a dynamic word or an
+        unknown cwd makes the scan unknown."""
+        if cwds is None or any(w.dynamic for w in operands):
+            self.builder.unknown("ln -s with a dynamic word: where later paths lead is not in the text")
+            return
+        for target in targets:
+            place = self.resolver.expand(target.word, cwds[0])
+            if place is None:
+                self.builder.unknown("ln -s to a place that cannot be known")
+                return
+            sources = operands[: len(target.into)] if target.into else operands[:1]
+            for cwd in cwds:
+                where = os.path.normpath(os.path.join(cwd, place))
+                if target.into and (target.directory or place.endswith("/") or os.path.isdir(where)):
+                    for source, base in zip(sources, target.into, strict=False):
+                        self.resolver.made_link(os.path.join(where, base), source.value)
+                elif sources:
+                    self.resolver.made_link(where, sources[0].value)
 
     @staticmethod
     def glob_names(pattern: str, cwds: Cwds) -> list[str]:

@@ -351,6 +351,16 @@ class PathResolver:
                 found.append(physical)
         return tuple(found)
 
+    def made_link(self, link: str, target: str) -> None:
+        """Record that the text makes `link` (absolute, normalised) a symlink to `target`
+        (as written): later paths through it are judged where it leads."""
+        if os.path.normpath(os.path.join(os.path.dirname(link), target)) == link:
+            return  # (`ln -s tgt` in tgt's own folder: ln fails, the name exists)
+        physical = self._physical
+        if physical is None:
+            physical = self._physical = Physical(self.project)
+        physical.make(link, target)
+
     def _keeps(self, real: str) -> bool:
         """Whether physical path `real` is the project or inside it (the project's own
         path may run through a link)."""

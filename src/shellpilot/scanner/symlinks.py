@@ -19,13 +19,21 @@ class Physical:
     """Resolves paths inside one project (absolute, normalised `project`); results are
     cached for the life of the instance (one scan)."""
 
-    __slots__ = ("_real", "_seen", "prefix", "project")
+    __slots__ = ("_real", "_seen", "made", "prefix", "project")
 
     def __init__(self, project: str) -> None:
         self.project = project
         self.prefix = project if project.endswith("/") else project + "/"
         self._real: str | None = None
         self._seen: dict[str, str | None] = {}
+        self.made: dict[str, str] = {}
+        """Links the scanned text makes (`ln -s /outside l`): link path -> its target as
+        written (relative to the link's folder); later paths through them lead there."""
+
+    def make(self, link: str, target: str) -> None:
+        """Take `link` (absolute, normalised) to be a symlink to `target` from now on."""
+        self.made[link] = target
+        self._seen.clear()
 
     def real_project(self) -> str:
         """The project's own physical path (found once, on first need)."""
@@ -47,7 +55,11 @@ class Physical:
         """
         if joined is not None and "/.." in joined:
             whole = self._realpath(joined)
-            return None if self.keeps(whole) else whole
+            if not self.keeps(whole):
+                return whole
+            if not self.made:
+                return None
+            # (a link the text makes is not on disk yet: the normalised path meets it)
         if path in self._seen:
             return self._seen[path]
         real = self._walk(path)
@@ -71,8 +83,11 @@ class Physical:
         if not path.startswith(self.prefix):
             return None
         current = self.project.rstrip("/")
-        for part in path[len(self.prefix) :].split("/"):
+        parts = path[len(self.prefix) :].split("/")
+        for at, part in enumerate(parts):
             current = current + "/" + part
+            if current in self.made:
+                return self._through_made(current, parts[at + 1 :])
             try:
                 # (access() answers a missing path, the common case, without an exception)
                 if not os.access(current, os.F_OK, follow_symlinks=False):
@@ -85,6 +100,21 @@ class Physical:
             if not stat.S_ISDIR(mode):
                 return None
         return None
+
+    def _through_made(self, link: str, rest: list[str]) -> str:
+        """Where the path `link/REST` leads when `link` is a link the text makes: its
+        target joined with REST, followed again while it stays in the project (40 hops
+        at most, as the kernel allows)."""
+        path = link + "/" + "/".join(rest) if rest else link
+        for _ in range(40):
+            head = next((m for m in self.made if path == m or path.startswith(m + "/")), None)
+            if head is None:
+                break
+            tail = path[len(head) + 1 :]
+            path = os.path.normpath(os.path.join(os.path.dirname(head), self.made[head], tail))
+        else:
+            raise Unresolvable(f"{link}: too many levels of symbolic links")
+        return self._realpath(path)
 
     @staticmethod
     def _realpath(path: str) -> str:

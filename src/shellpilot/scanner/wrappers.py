@@ -68,8 +68,9 @@ def _may_split(raw: str) -> bool:
 
 
 def _is_assignment(value: str) -> bool:
-    name, eq, _ = value.partition("=")
-    return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
+    """Whether env (sudo, cross-env) takes the word as `NAME=value`: any word holding `=`
+    (GNU env sets `BASH_FUNC_f%%=() {..}` too, a name bash never assigns itself)."""
+    return "=" in value and value[:1] != "-"  # (`--chdir=d` is an option)
 
 
 def _find(words: Sequence[Word], i: int) -> tuple[str, Wrapper, int] | None:
