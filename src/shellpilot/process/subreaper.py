@@ -14,8 +14,6 @@ before escaping cannot be told apart and is left alone).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 import itertools
 import os
@@ -38,8 +36,12 @@ def become_subreaper() -> bool:
     Returns False where the OS has no such thing or the call failed."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        # The C library this process already has loaded (no `ctypes.util.find_library`,
+        # which runs `ldconfig -p` in a child process each time).
+        libc = ctypes.CDLL(None, use_errno=True)
         return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
     except (OSError, AttributeError):
         return False
