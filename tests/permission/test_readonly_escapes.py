@@ -233,3 +233,16 @@ def test_a_function_a_wrapped_eval_defines_hides_no_program(tmp_path: Path) -> N
     assert "secret.txt" in _bash(project, command), "bash must really run ls"
     result = scan(command, cwd=project, project_dir=project)
     assert str(outside) in result.dirs, result.dirs
+
+
+def test_a_glob_that_ignores_case_asks(tmp_path: Path) -> None:
+    # after `shopt -s nocaseglob`, `rm VICTIM*` removes `victim`, which the pattern as
+    # written does not name
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "victim").write_text("x")
+    command = "shopt -s nocaseglob; rm -f VICTIM*"
+    result = scan(command, cwd=project, project_dir=project)
+    _bash(project, command)
+    assert not (project / "victim").exists(), "bash must really remove victim"
+    assert result.unknown, result.writes

@@ -82,6 +82,7 @@ OPTION_RISKS = {
     "history": "bash then saves the lines after it to $HISTFILE when it exits",
     "cdable_vars": "cd NAME then goes where $NAME says",
     "xpg_echo": "echo then reads backslash escapes, so it prints other text than written",
+    "nocaseglob": "globs then match names in any case (VICTIM* matches victim)",
 }
 """bash options (`set -o`, `shopt -s`, `bash -o/-O`) after which commands do what their
 text does not show."""
