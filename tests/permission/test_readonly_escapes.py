@@ -193,7 +193,7 @@ def test_shell_state_that_moves_a_later_write_is_seen(tmp_path: Path, command: s
     assert result.unknown or str(where) in result.writes, (command, result.writes)
     gate = Gate(project, tmp_path / "data")
     assert gate.asks(gate.plan(command)) != [], command
-    for plain in ("set -euo pipefail; shopt -s nullglob; ls", "cd sub/..; ls", "enable; ls"):
+    for plain in ("set -euo pipefail; shopt -s globstar; ls", "cd sub/..; ls", "enable; ls"):
         assert not gate.plan(plain).unknown, plain
 
 
@@ -233,3 +233,65 @@ def test_a_function_a_wrapped_eval_defines_hides_no_program(tmp_path: Path) -> N
     assert "secret.txt" in _bash(project, command), "bash must really run ls"
     result = scan(command, cwd=project, project_dir=project)
     assert str(outside) in result.dirs, result.dirs
+
+
+def test_a_glob_that_ignores_case_asks(tmp_path: Path) -> None:
+    # after `shopt -s nocaseglob`, `rm VICTIM*` removes `victim`, which the pattern as
+    # written does not name
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "victim").write_text("x")
+    command = "shopt -s nocaseglob; rm -f VICTIM*"
+    result = scan(command, cwd=project, project_dir=project)
+    _bash(project, command)
+    assert not (project / "victim").exists(), "bash must really remove victim"
+    assert result.unknown, result.writes
+
+
+@pytest.mark.parametrize(
+    ("command", "made", "needs"),
+    [
+        ("set +B; touch {a,b}", "{a,b}", "bash"),  # brace expansion off: one literal name
+        ('bash +B -c "touch {a,b}"', "{a,b}", "bash"),
+        ("shopt -s nullglob; ln -s {O}/secret.txt nomatch*", "secret.txt", "bash"),  # the glob vanishes
+        ("touch ./-opwn; sort *", "pwn", "sort"),  # a file name read as `-o pwn`
+        (
+            "echo 'touch made' > s.sh; touch ./--checkpoint=1 './--checkpoint-action=exec=sh s.sh';"
+            " tar cf a.tar *",
+            "made",
+            "tar",
+        ),
+        ("sqlite3 :memory: '.shell touch made'", "made", "sqlite3"),
+        ("sqlite3 :memory: <<< 'vacuum into \"made\";'", "made", "sqlite3"),
+        ("sqlite3 :memory: \"attach 'made' as a; create table a.t(x);\"", "made", "sqlite3"),
+        ("ssh -E made -p 9 -o BatchMode=yes -o ConnectTimeout=2 127.0.0.1 true", "made", "ssh"),
+    ],
+)
+def test_what_an_option_or_a_file_name_changes_is_unknown(
+    tmp_path: Path, command: str, made: str, needs: str
+) -> None:
+    # bash options that change expansion, names a glob puts among a program's options,
+    # and SQL shells' dot-commands: the text does not show what runs or what is written
+    if shutil.which(needs) is None:
+        pytest.skip(f"{needs} is not installed")
+    project, outside = tmp_path / "proj", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (outside / "secret.txt").write_text("x")
+    (project / "victim").write_text("x")
+    command = command.replace("{O}", str(outside))
+    for plain in ("set -euo pipefail; ls *", "sqlite3 db.sqlite 'select 1'"):
+        assert not scan(plain, cwd=project, project_dir=project).unknown, plain
+    result = scan(command, cwd=project, project_dir=project)
+    _bash(project, command)
+    assert (project / made).exists() or (project / made).is_symlink(), f"bash must really make {made}"
+    assert result.unknown, (command, result.writes)
+
+
+def test_a_name_that_reads_as_an_option_makes_a_later_glob_unknown(tmp_path: Path) -> None:
+    # a file already named like an option (a cloned repository may hold one) is found too
+    (tmp_path / "-opwn").write_text("x")
+    for command in ("sort *", "cat [-a]*"):
+        assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown, command
+    for command in ("sort ./*", "sort -- *", "sort src/*", "cat *.md"):
+        assert not scan(command, cwd=tmp_path, project_dir=tmp_path).unknown, command

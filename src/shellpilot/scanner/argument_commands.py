@@ -130,6 +130,8 @@ def _sed(args: Sequence[Word]) -> str | None:
 
 _SSH_COMMAND_KEYS = frozenset({"proxycommand", "localcommand", "knownhostscommand", "match"})
 """ssh_config keys whose value ssh runs on this machine (`Match exec` runs one too)."""
+_SSH_FILE_KEYS = frozenset({"userknownhostsfile", "controlpath"})
+"""ssh_config keys naming a local file ssh writes (host keys it learns, a control socket)."""
 
 
 def _ssh(args: Sequence[Word]) -> str | None:
@@ -144,9 +146,13 @@ def _ssh(args: Sequence[Word]) -> str | None:
             option = text[2:]
         elif text == "-F" or (text.startswith("-F") and len(text) > 2):
             return "ssh -F reads a config file, which may run local commands (ProxyCommand...)"
+        elif text == "-E" or (text.startswith("-E") and len(text) > 2):
+            return "ssh -E writes its log to a local file"
         key = re.split(r"[\s=]", option.strip(), maxsplit=1)[0].lower() if option else ""
         if key in _SSH_COMMAND_KEYS:
             return f"ssh -o {key} runs a local command"
+        if key in _SSH_FILE_KEYS:
+            return f"ssh -o {key} writes a local file"
     return None
 
 
@@ -384,6 +390,61 @@ def _git_clone_setup(args: Sequence[Word]) -> str | None:
     return None
 
 
+SQL_SHELLS = frozenset({"sqlite3", "duckdb"})
+"""SQL shells whose text (arguments, `-cmd`, standard input) may run programs or write files."""
+_SQL_RISKS = re.compile(
+    r"^\s*\.|\b(?:attach|vacuum|load_extension|writefile|readfile|edit|copy|export|install|load)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""What in SQL shell text runs a program or touches a file: a dot-command (`.shell`,
+`.system`, `.output F`, `.once F`, `.log F`, `.save F`, `.read F`...), `ATTACH 'f'`,
+`VACUUM INTO 'f'`, the file functions (`writefile`, `readfile`, `edit`), duckdb's `COPY .. TO`,
+`EXPORT DATABASE`, `INSTALL`/`LOAD`."""
+_SQL_VALUES = frozenset({"-separator", "-nullvalue", "-newline", "-mmap", "-maxsize", "-vfs"})
+_SQL_RUNNERS = frozenset({"-cmd", "-init", "-A", "-archive", "-c", "-s", "-f"})
+
+
+def sql_text_problem(name: str, text: str | None) -> str | None:
+    """Why SQL shell `name` reading `text` (None: text not in the command) may run a
+    program or write a file; None when the text is plain SQL."""
+    if text is None:
+        return f"{name} reads SQL and dot-commands the text does not show, which may run programs"
+    if _SQL_RISKS.search(text) is not None:
+        return f"{name} runs dot-commands or SQL that may run programs or touch files"
+    return None
+
+
+def _sql_shell(name: str) -> Callable[[Sequence[Word]], str | None]:
+    def reader(args: Sequence[Word]) -> str | None:
+        if any(w.value in ("-safe", "--safe") and not w.dynamic for w in args):
+            return None  # safe mode: no dot-commands or SQL functions that reach files
+        database = True  # (the first operand names the database; the rest is SQL)
+        after_value = False
+        for word in args:
+            if word.dynamic:
+                return f"{name} with a dynamic word: its SQL may run programs or write files"
+            text = word.value
+            if after_value:
+                after_value = False
+                continue
+            if text in _SQL_RUNNERS or text.lstrip("-") in ("cmd", "init", "archive"):
+                return f"{name} {text} runs SQL or dot-commands, which may run programs or write files"
+            if text in _SQL_VALUES:
+                after_value = True
+                continue
+            if text[:1] == "-" and len(text) > 1:
+                continue
+            if database:
+                database = False
+                continue
+            problem = sql_text_problem(name, text)
+            if problem is not None:
+                return problem
+        return None
+
+    return reader
+
+
 _BY_NAME: dict[str, Callable[[Sequence[Word]], str | None]] = {
     "git": _git,
     "ed": _ed,
@@ -412,6 +473,7 @@ _BY_NAME: dict[str, Callable[[Sequence[Word]], str | None]] = {
     "tar": _tar,
     "gtar": _tar,
     "bsdtar": _tar,
+    **{name: _sql_shell(name) for name in SQL_SHELLS},
 }
 """Programs whose arguments can hold commands they run, and the reader of each."""
 
@@ -427,4 +489,4 @@ def runs_from_arguments(name: str, args: Sequence[Word]) -> str | None:
     return reader(args) if reader is not None else None
 
 
-__all__ = ["runs_from_arguments"]
+__all__ = ["SQL_SHELLS", "runs_from_arguments", "sql_text_problem"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from shellpilot.scanner import bash_nesting
-from shellpilot.scanner.argument_commands import runs_from_arguments
+from shellpilot.scanner.argument_commands import SQL_SHELLS, runs_from_arguments, sql_text_problem
 from shellpilot.scanner.arity import known
 from shellpilot.scanner.bash_git import GitCommand
 from shellpilot.scanner.bash_names import ASSIGNERS, SPECIAL_VARIABLES, assigned_name_problem
@@ -378,6 +378,13 @@ class CommandJudge:
         hidden = runs_from_arguments(name, real[1:])
         if hidden is not None:
             builder.unknown(hidden)
+        if name in SQL_SHELLS and stdin is not bash_nesting.NO_STDIN:
+            # `sqlite3 db <<< '.shell x'`: the SQL comes from its input
+            problem = sql_text_problem(name, stdin)
+            if problem is not None:
+                builder.unknown(problem)
+        if len(real) > 1 and run_cwds:
+            self.option_globs(real[1:], run_cwds)
         if not role & _PATHS and len(real) > 1:
             # the shell itself lists what a glob matches, whatever the command (`echo
             # /outside/*`, `echo */` through a link that leads out)
@@ -694,6 +701,36 @@ class CommandJudge:
         if links is not None:  # (after its own writes: `ln -s /x l` writes l, not /x)
             self.made_links(links, targets, cwds)
 
+    def option_globs(self, args: list[Word], cwds: tuple[str, ...]) -> None:
+        """`sort *` beside a file named `-opwn` (or one an earlier command makes): bash puts
+        the name among the words and the program reads it as an option (`-o pwn` writes
+        pwn; tar's `--checkpoint-action=exec=..` runs a command). A glob that starts with a
+        wildcard and may match such a name makes the scan unknown. After `--`, or with a
+        path before the wildcard (`./*`), a name cannot read as an option."""
+        from fnmatch import fnmatchcase
+
+        made: list[str] | None = None
+        for word in args:
+            value = word.value
+            if value == "--" and not word.dynamic:
+                return
+            if word.dynamic or value[:1] not in ("*", "?", "[") or not unquoted_glob(word):
+                continue
+            pattern = value.split("/", 1)[0]
+            if made is None:
+                made = [os.path.basename(p) for p in self.builder.written() if "/-" in p]
+            names = list(made)
+            for cwd in cwds:
+                try:
+                    with os.scandir(cwd) as entries:
+                        names += [e.name for e in entries if e.name[:1] == "-"]
+                except OSError:
+                    continue
+            for name in names:
+                if fnmatchcase(name, pattern):
+                    self.builder.unknown(f"{word.raw} matches {name}, which a program reads as an option")
+                    return
+
     def made_links(self, operands: list[Word], targets: list[Target], cwds: Cwds) -> None:
         """`ln -s T... L`: the links it makes, so later paths through them (`ln -s
         /outside l; echo x > l/y`) are judged where they lead; a dynamic word or an
@@ -777,7 +814,8 @@ class CommandJudge:
         `shopt -os history` (bash then records the lines read after it and writes them to
         $HISTFILE when it exits: unknown) and `ulimit -c N`, after which a crashing program
         leaves a core file wherever the kernel says. Also the builtins that change what
-        later commands do: `enable` (which builtins run) and the options in `bash_nesting.OPTION_RISKS`."""
+        later commands do: `enable` (which builtins run) and the options of
+        `bash_nesting.OPTION_RISKS` and `OFF_RISKS`."""
         flags = "".join(w.value[1:] for w in args if w.value[:1] == "-" and not w.dynamic)
         operands = [w for w in args if w.value[:1] != "-" or w.dynamic]
         if name == "history" and ("w" in flags or "a" in flags):
@@ -792,11 +830,9 @@ class CommandJudge:
             # `enable -n cd` makes `cd` run a program (no cwd of this shell moves), `enable
             # -f lib.so x` loads code into bash
             self.builder.unknown("enable changes which builtins bash runs")
-        elif (name == "set" and "o" in flags) or (name == "shopt" and "s" in flags):
-            for word in operands:
-                risk = bash_nesting.option_risk(word)
-                if risk is not None:
-                    self.builder.unknown(f"{name} {word.raw}: {risk}")
+        elif name in ("set", "shopt"):
+            for risk in bash_nesting.set_risks(name, args):
+                self.builder.unknown(risk)
 
     def find_exec(self, args: list[Word], cwds: Cwds) -> None:
         """`find ... -exec CMD ARGS ;`: CMD is judged like any command."""

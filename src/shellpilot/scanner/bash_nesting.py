@@ -50,9 +50,11 @@ def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanC
                 script = True
             if value[1:] in ("o", "O") and i + 1 < len(args):
                 i += 1
-                risk = option_risk(args[i])
+                risk = option_risk(args[i], value[0] == "-")
                 if risk is not None:
                     ctx.builder.unknown(f"{name} {value} {args[i].raw}: {risk}")
+            elif value[0] == "+" and "B" in value:
+                ctx.builder.unknown(f"{name} {value}: {OFF_RISKS['braceexpand']}")
             if value[0] == "-" and "s" in value[1:]:
                 reads_stdin = True
                 break
@@ -82,17 +84,59 @@ OPTION_RISKS = {
     "history": "bash then saves the lines after it to $HISTFILE when it exits",
     "cdable_vars": "cd NAME then goes where $NAME says",
     "xpg_echo": "echo then reads backslash escapes, so it prints other text than written",
+    "nocaseglob": "globs then match names in any case (VICTIM* matches victim)",
+    "nullglob": "a glob that matches nothing then vanishes, and the words after it move up",
 }
 """bash options (`set -o`, `shopt -s`, `bash -o/-O`) after which commands do what their
 text does not show."""
+OFF_RISKS = {"braceexpand": "{a,b} then stays one word as written"}
+"""bash options whose turning off (`set +o`, `set +B`, `bash +B`) does the same."""
+_SET_LETTERS = {"B": "braceexpand"}
+"""`set`'s one-letter options that name an option of `OPTION_RISKS` or `OFF_RISKS`."""
 
 
-def option_risk(word: Word) -> str | None:
-    """Why turning on the option `word` names hides what later commands do; None when
-    it hides nothing."""
+def option_risk(word: Word, on: bool = True) -> str | None:
+    """Why turning the option `word` names on (or off) hides what later commands do;
+    None when it hides nothing."""
     if word.dynamic:
         return "an option named at run time"
-    return OPTION_RISKS.get(word.value)
+    return (OPTION_RISKS if on else OFF_RISKS).get(word.value)
+
+
+def set_risks(name: str, args: list[Word]) -> list[str]:
+    """Why `set ARGS` (`name` is `set`) or `shopt ARGS` changes what later commands do
+    (see `option_risk`): `set -o X`/`+o X`, letters (`set +B`, `-euo X`), `shopt -s/-u X`."""
+    risks: list[str] = []
+    if name == "shopt":
+        flags = "".join(w.value[1:] for w in args if w.value[:1] == "-" and not w.dynamic)
+        if "s" in flags or "u" in flags:
+            for word in args:
+                if word.dynamic or word.value[:1] != "-":
+                    risk = option_risk(word, "s" in flags)
+                    if risk is not None:
+                        risks.append(f"shopt {word.raw}: {risk}")
+        return risks
+    i = 0
+    while i < len(args):
+        word = args[i]
+        value = word.value
+        i += 1
+        if word.dynamic:
+            risks.append(f"set {word.raw}: an option named at run time")
+            break
+        if value[:1] not in ("-", "+") or value in ("-", "--"):
+            break  # the positional parameters
+        on = value[0] == "-"
+        for letter in value[1:]:
+            if letter == "o" and i < len(args):
+                risk = option_risk(args[i], on)
+                i += 1
+            else:
+                option = _SET_LETTERS.get(letter)
+                risk = None if option is None else option_risk(Word.literal(option), on)
+            if risk is not None:
+                risks.append(f"set {value}: {risk}")
+    return risks
 
 
 _STARTUP_LONG = frozenset({"--login", "--interactive", "--rcfile", "--init-file"})

@@ -167,6 +167,10 @@ class ScanBuilder:
         """Record a path the command writes (absolute, or `*` for an unknown place)."""
         self._writes[path] = None
 
+    def written(self) -> tuple[str, ...]:
+        """The paths recorded as written so far (see `wrote`)."""
+        return tuple(self._writes)
+
     def unknown(self, reason: str) -> None:
         """Record why part of the command could not be analysed."""
         self._reasons[reason] = None
