@@ -295,3 +295,18 @@ def test_a_name_that_reads_as_an_option_makes_a_later_glob_unknown(tmp_path: Pat
         assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown, command
     for command in ("sort ./*", "sort -- *", "sort src/*", "cat *.md"):
         assert not scan(command, cwd=tmp_path, project_dir=tmp_path).unknown, command
+
+
+def test_a_link_made_in_a_folder_reached_through_a_link_is_followed(tmp_path: Path) -> None:
+    # found by the campaign: with inner -> src, `cd inner && ln -s OUT l` makes src/l,
+    # which the next path meets only after inner is followed on disk
+    project, outside = tmp_path / "proj", tmp_path / "outside"
+    (project / "src").mkdir(parents=True)
+    (project / "inner").symlink_to(project / "src")
+    outside.mkdir()
+    command = f"(cd inner && 'ln' -s {outside} lnk2; ech$'\\x6f' x > lnk2/made\n)"
+    result = scan(command, cwd=project, project_dir=project)
+    _bash(project, command)
+    assert (outside / "made").exists(), "bash must really write outside"
+    assert str(outside / "made") in result.writes, result.writes
+    assert str(outside) in result.dirs, result.dirs

@@ -360,6 +360,12 @@ class PathResolver:
         if physical is None:
             physical = self._physical = Physical(self.project)
         physical.make(link, target)
+        try:  # where it really is when its folder is reached through a link (`inner/l`)
+            real = os.path.join(os.path.realpath(os.path.dirname(link)), os.path.basename(link))
+        except (OSError, ValueError):
+            return
+        if real != link:
+            physical.make(real, target)
 
     def _keeps(self, real: str) -> bool:
         """Whether physical path `real` is the project or inside it (the project's own

@@ -84,10 +84,10 @@ class Physical:
             return None
         current = self.project.rstrip("/")
         parts = path[len(self.prefix) :].split("/")
-        for at, part in enumerate(parts):
+        for part in parts:
             current = current + "/" + part
             if current in self.made:
-                return self._through_made(current, parts[at + 1 :])
+                return self._follow(path)
             try:
                 # (access() answers a missing path, the common case, without an exception)
                 if not os.access(current, os.F_OK, follow_symlinks=False):
@@ -96,25 +96,30 @@ class Physical:
             except (OSError, ValueError):
                 return None
             if stat.S_ISLNK(mode):
-                return self._realpath(path)
+                # (`cd inner && ln -s /x l; echo y > l/f` with inner -> src: the made link
+                # is met on the physical path, src/l)
+                return self._follow(path) if self.made else self._realpath(path)
             if not stat.S_ISDIR(mode):
                 return None
         return None
 
-    def _through_made(self, link: str, rest: list[str]) -> str:
-        """Where the path `link/REST` leads when `link` is a link the text makes: its
-        target joined with REST, followed again while it stays in the project (40 hops
-        at most, as the kernel allows)."""
-        path = link + "/" + "/".join(rest) if rest else link
+    def _follow(self, path: str) -> str:
+        """Where absolute `path` leads when links the text makes may lie on it: each one
+        met is replaced by its target (relative to the link's folder), then links on disk
+        are followed, again while a made one is met (40 hops at most, as the kernel
+        allows)."""
+        made = self.made
         for _ in range(40):
-            head = next((m for m in self.made if path == m or path.startswith(m + "/")), None)
+            head = next((m for m in made if path == m or path.startswith(m + "/")), None)
             if head is None:
-                break
+                real = self._realpath(path)
+                if real == path or not any(real == m or real.startswith(m + "/") for m in made):
+                    return real
+                path = real
+                continue
             tail = path[len(head) + 1 :]
-            path = os.path.normpath(os.path.join(os.path.dirname(head), self.made[head], tail))
-        else:
-            raise Unresolvable(f"{link}: too many levels of symbolic links")
-        return self._realpath(path)
+            path = os.path.normpath(os.path.join(os.path.dirname(head), made[head], tail))
+        raise Unresolvable(f"{path}: too many levels of symbolic links")
 
     @staticmethod
     def _realpath(path: str) -> str:
