@@ -141,3 +141,34 @@ def test_top_forms_stay_read_only_when_the_top_is_the_project(monorepo: Path) ->
     top = monorepo.parent
     for command in ("git show HEAD:secret.txt", "git log -p -- :/", "git show ':(top)secret.txt'"):
         assert _read_only(command, top, top), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git log -U --output=made",  # `-U` takes its value attached or none
+        "git log -p --unified --output=made",
+        "git show -U --output=made",
+        "git log --format --output=made",  # git fails on `--format`, after opening made
+        "git log --min-parents --output=made",
+        "git diff -L --output=made",
+    ],
+)
+def test_a_value_option_never_hides_the_next_option(signed: Path, command: str) -> None:
+    # found by a helper: the judge took the next word for the option's value, git did not
+    subprocess.run(shlex.split(command), cwd=signed, env=ENV, capture_output=True, check=False)
+    assert (signed / "made").exists(), "git must really write made"
+    (signed / "made").unlink()
+    assert not _read_only(command, signed, signed)
+
+
+def test_an_outside_path_after_a_bare_unified_asks(signed: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text("TOPSECRET\n")
+    (signed / "a").write_text("x\n")
+    command = f"git diff -U {secret} a"
+    done = subprocess.run(shlex.split(command), cwd=signed, env=ENV, capture_output=True, text=True)
+    assert "TOPSECRET" in done.stdout, "git must really read the outside file"
+    assert not _read_only(command, signed, signed)
+    for plain in ("git diff -U5", "git log -U3 -p", "git diff --unified=5", "git log -n 5"):
+        assert _read_only(plain, signed, signed), plain

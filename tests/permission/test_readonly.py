@@ -70,6 +70,9 @@ READ_ONLY = [
     "sed -E 's|a+|b|2' README.md",
     "sed '$!N;s/\\n/ /' README.md",
     "date +%Y",
+    "date -I",
+    "date -Iseconds",
+    "find . -newermt 2020-01-01",
     "uname -a",
     "which python",
     "basename src/a.py .py",
@@ -161,6 +164,11 @@ NOT_READ_ONLY = [
     "sed",
     "date -s 2020-01-01",
     "date 0101000020",
+    "date -I 0101000020",  # -I takes its format attached or none: 0101000020 sets the clock
+    "date -I -s +1day",
+    "date -I --set=+1day",
+    "find . -newerma /etc/passwd",  # -newerXY FILE (not t) probes a file
+    "find . -newermm ../outside/x",
     "du --files0-from=list",
     "curl http://x",
     "python -c 'print(1)'",

@@ -15,6 +15,8 @@ class FlagSpec:
 
     ``short``: single-letter flags without a value (clusters such as ``-rn`` allowed);
     ``short_value``: letters taking a value (``-n 5`` or ``-n5``);
+    ``short_optional``: letters whose value is optional and only attached (git's ``-U``/
+    ``-U5``, date's ``-I``/``-Iseconds``): the next word is never theirs;
     ``long``: ``--name`` without a value; ``long_value``: ``--name=v`` or ``--name v``;
     ``long_optional``: ``--name`` or ``--name=v`` (never a separate value);
     ``numeric``: accept ``-NUM`` (``head -5``); ``any_flag``: accept unknown flags
@@ -23,6 +25,7 @@ class FlagSpec:
 
     short: str = ""
     short_value: str = ""
+    short_optional: str = ""
     long: frozenset[str] = field(default_factory=frozenset)
     long_value: frozenset[str] = field(default_factory=frozenset)
     long_optional: frozenset[str] = field(default_factory=frozenset)
@@ -60,8 +63,9 @@ def parse(args: list[str], spec: FlagSpec) -> Parsed | None:
     """Parse ``args`` (argv without the command name) against ``spec``.
 
     Options may follow operands (GNU permutation); ``--`` ends options; ``-`` is an
-    operand. Returns None when an option is unknown or a value is missing, which the
-    caller reads as "not read-only".
+    operand. Returns None when an option is unknown, a value is missing, or a separate
+    value looks like an option (see ``_may_be_option``), which the caller reads as "not
+    read-only".
     """
     options: dict[str, list[str]] = {}
     operands: list[str] = []
@@ -79,7 +83,7 @@ def parse(args: list[str], spec: FlagSpec) -> Parsed | None:
             name, eq, value = arg.partition("=")
             if name in spec.long_value:
                 if not eq:
-                    if i >= len(args):
+                    if i >= len(args) or _may_be_option(args[i]):
                         return None
                     value = args[i]
                     i += 1
@@ -99,18 +103,29 @@ def parse(args: list[str], spec: FlagSpec) -> Parsed | None:
     return Parsed(options, operands, [])
 
 
+def _may_be_option(value: str) -> bool:
+    """Whether a separate value word may be read by the program as an option of its own:
+    where a value is optional it must be attached (git's ``-U``/``--unified``/``--format``,
+    date's ``-I``), so ``git log -U --output=F`` writes F. Such a word is refused unless it
+    is ``-`` or a negative number."""
+    return value[:1] == "-" and value != "-" and not value[1:].isdigit()
+
+
 def _short_cluster(
     cluster: str, args: list[str], i: int, spec: FlagSpec, options: dict[str, list[str]]
 ) -> int | None:
     """Record a ``-abc`` cluster; returns how many following args it consumed, or None."""
     for pos, letter in enumerate(cluster):
         name = "-" + letter
+        if letter in spec.short_optional:
+            options.setdefault(name, []).append(cluster[pos + 1 :])
+            return 0
         if letter in spec.short_value:
             rest = cluster[pos + 1 :]
             if rest:
                 options.setdefault(name, []).append(rest)
                 return 0
-            if i >= len(args):
+            if i >= len(args) or _may_be_option(args[i]):
                 return None
             options.setdefault(name, []).append(args[i])
             return 1

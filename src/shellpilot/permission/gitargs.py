@@ -25,7 +25,8 @@ _GLOBAL = words(
 
 _HISTORY = FlagSpec(
     short="pusRawbWlziEFPgcmtrDMCB",
-    short_value="nUSGL",
+    short_value="nSGL",
+    short_optional="U",  # (`-U` alone is 3 lines; `-U /x` diffs /x outside the repository)
     long=words(
         "--oneline --graph --all --reverse --first-parent --merges --no-merges --follow "
         "--abbrev-commit --no-abbrev-commit --no-abbrev --relative-date --name-only --name-status "
@@ -48,12 +49,12 @@ _HISTORY = FlagSpec(
     long_value=words(
         "--format --date --since --after --until --before --author --committer --grep --max-count "
         "--skip --word-diff-regex --diff-filter --diff-algorithm --src-prefix --dst-prefix "
-        "--line-prefix --inter-hunk-context --unified --encoding --stat-width --stat-name-width "
+        "--line-prefix --inter-hunk-context --encoding --stat-width --stat-name-width "
         "--stat-count --stat-graph-width --min-parents --max-parents --glob --exclude "
         "--decorate-refs --decorate-refs-exclude --color-moved-ws --anchored --since-as-filter"
     ),
     long_optional=words(
-        "--pretty --abbrev --decorate --color --stat --dirstat --word-diff --find-renames "
+        "--unified --pretty --abbrev --decorate --color --stat --dirstat --word-diff --find-renames "
         "--find-copies --break-rewrites --relative --submodule --ignore-submodules --notes "
         "--color-moved --color-words --branches --tags --remotes --expand-tabs "
         "--show-linear-break --diff-merges --find-copies-harder"

@@ -309,9 +309,9 @@ def _find(args: list[str], where: _Where) -> bool:
         i += 1
         if token in _FIND_0:
             continue
-        if token in _FIND_1 or _FIND_NEWER.fullmatch(token):
-            i += 1
-        elif token in _FIND_PATH_1:
+        if token in _FIND_1 or (_FIND_NEWER.fullmatch(token) and token.endswith("t")):
+            i += 1  # (`-newermt DATE` compares with a time, not a file)
+        elif token in _FIND_PATH_1 or _FIND_NEWER.fullmatch(token):
             if i >= len(args) or not where.inside(args[i]):
                 return False
             i += 1
@@ -332,7 +332,8 @@ _WHICH = FlagSpec(short="a")
 _NAMES = FlagSpec(short="az", short_value="s", long=words("--multiple --zero"), long_value=words("--suffix"))
 _DATE = FlagSpec(
     short="uR",
-    short_value="dI",
+    short_value="d",
+    short_optional="I",
     long=words("--utc --universal --rfc-email --help --version"),
     long_value=words("--date"),
     long_optional=words("--iso-8601 --rfc-3339"),
