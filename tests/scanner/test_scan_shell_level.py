@@ -82,6 +82,9 @@ ROWS = [
     ("x='a[$(rm victim)]'; $'let' y=x", ""),
     # tree-sitter hangs the words after a redirect's target on the redirect
     ("x='a[$(rm victim)]'; let 2>&1 y=x", ""),
+    # ... and reads `2>&1 let 2>&1 </dev/null y=x` as redirects only, `let` among their words
+    ("x=$(printf 'a[\\044(rm victim)]'); 2>/dev/null 2>&1 let\t2>&1 </dev/null y=x", ""),
+    ("x=$(printf 'a[\\044(rm victim)]'); 2>&1 declare\t2>&1 -i y=x", ""),
     ("x='a[$(rm victim)]'; time -p let y=x", ""),
     # tree-sitter reads `((` after `!` or `time` as two subshells
     ("x='a[$(rm victim)]'; ! (( x ))", ""),

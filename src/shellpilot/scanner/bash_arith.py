@@ -42,6 +42,8 @@ _BASH_NUMBERS = frozenset(
 """Variables bash keeps numeric itself."""
 _READERS = frozenset({b"read", b"mapfile", b"readarray", b"getopts", b"printf"})
 """Builtins that assign names given as words (`read n`, `printf -v n`)."""
+_HUNG_HEADS = frozenset({b"let", b"declare", b"typeset", b"local", b"export", b"readonly"})
+"""Builtins `_Arithmetic.hung` looks for among the words hung on redirects."""
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _NUMBER = re.compile(rb"-?(?:0[xX][0-9a-fA-F]+|\d+(?:#\w+)?)")
 _LET_NAME = re.compile(
@@ -98,7 +100,22 @@ class _Arithmetic:
                 self.declaration(node)
             elif kind == "command":
                 self.command(node)
+            elif kind == "redirected_statement" and not any(c.type == "command" for c in node.children):
+                self.hung(node)
             stack.extend(node.children)
+
+    def hung(self, node: Node) -> None:
+        """A statement tree-sitter read as redirects only (`2>&1 let y=x`: `let` and
+        `y=x` hang on the redirects as their extra words): bash runs those words as a
+        command, so a `let` or `declare -i` among them is judged too."""
+        words = [w for child in node.children if child.type == "file_redirect" for w in _extra(child)]
+        if not words or words[0].text not in _HUNG_HEADS:
+            return
+        texts = [(w.text or b"").decode(errors="replace") for w in words[1:]]
+        if words[0].text == b"let":
+            self.words += [(text, "let") for text in texts]
+        elif any(t[:1] == "-" and "i" in t and not t.startswith("--") for t in texts):
+            self.words += [(t.split("=", 1)[1], "declare -i") for t in texts if "=" in t]
 
     def assignment(self, node: Node) -> None:
         name = node.child_by_field_name("name")
@@ -242,9 +259,14 @@ def _trailing(node: Node) -> list[Node]:
     found: list[Node] = []
     for child in parent.children:
         if child.type == "file_redirect":
-            named = [c for c in child.children if c.is_named and c.type != "file_descriptor"]
-            found += named[1:]
+            found += _extra(child)
     return found
+
+
+def _extra(redirect: Node) -> list[Node]:
+    """The words a `file_redirect` node holds after its target."""
+    named = [c for c in redirect.children if c.is_named and c.type != "file_descriptor"]
+    return named[1:]
 
 
 def arithmetic_risk(root: Node) -> str | None:
