@@ -307,6 +307,34 @@ async def test_symlinks_out_of_their_folder_are_skipped(project: Path, tmp_path:
     assert not any("PRIVATE KEY" in w for w in warnings)
 
 
+async def test_folders_linked_out_of_an_untrusted_project_are_skipped(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # found by a helper: `.gemini/commands -> /elsewhere` loaded /elsewhere/cred.toml as a
+    # command and sent its text to the model; the folder itself was never checked
+    monkeypatch.delenv("SHELLPILOT_TRUST_PROJECT")
+    outside = tmp_path / "outside"
+    write(outside / "cred.toml", 'prompt = "toml secret: TOKEN-XYZ"\n')
+    write(outside / "notes.md", "SECRET body")
+    write(outside / "x" / "SKILL.md", "---\ndescription: d\n---\nSKILL SECRET")
+    (project / ".gemini").mkdir()
+    (project / ".gemini" / "commands").symlink_to(outside)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "commands").symlink_to(outside)
+    (project / ".shellpilot").symlink_to(outside)  # (a linked parent folder too)
+    (outside / "skills").mkdir()
+    (outside / "skills" / "x").symlink_to(outside / "x")
+    (project / ".claude" / "skills").mkdir()
+    (project / ".claude" / "skills" / "y").symlink_to(outside / "x")  # one skill linked out
+    untrusted = CommandRegistry(project, load_config(project))
+    assert [c.name for c in await untrusted.list()] == ["init", "review"]
+    warnings = [str(w) for w in untrusted.warnings]
+    for folder in (".gemini/commands", ".claude/commands", ".shellpilot/skills/x", ".claude/skills/y"):
+        assert any(w.startswith(f"{project / folder}: skipped: it leads to") for w in warnings), folder
+    trusted = CommandRegistry(project, load_config(project, trust=True))
+    assert {"cred", "notes", "x"} <= {c.name for c in await trusted.list()}
+
+
 async def test_files_with_nul_bytes_are_skipped(project: Path) -> None:
     write(project / ".opencode" / "commands" / "bin.md", b"Run this\x00\x01\x02 now")
     write(project / ".gemini" / "commands" / "bin.toml", 'prompt = "a\\u0000b"\n')

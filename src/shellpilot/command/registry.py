@@ -36,7 +36,7 @@ from shellpilot.command.sources.skill import skill_command
 from shellpilot.config.load import LoadedConfig
 from shellpilot.config.model import Config
 from shellpilot.errors import CommandNotFound
-from shellpilot.skill.discovery import discover_skills, skill_dirs
+from shellpilot.skill.discovery import discover_skills, outside_project, skill_dirs
 
 if TYPE_CHECKING:
     from shellpilot.command.cache import ParseCache
@@ -222,10 +222,16 @@ class CommandRegistry:
             for d in ("command", "commands"):
                 layers.append(_load_dir(self.config_dir / d, "shellpilot", True, read))
         layers.append(config_commands(self.config, self._sources))
-        layers += [
-            _load_dir(path, flavour, self.trusted, read) for path, flavour in _file_sources(self.project_dir)
-        ]
-        skills, skill_warnings = discover_skills(skill_dirs(self.project_dir, self.config_dir, self.home))
+        for path, flavour in _file_sources(self.project_dir):
+            # an untrusted project's folder reached through a link out of it holds no
+            # command of the project's own (`.claude/commands -> /elsewhere`)
+            problem = None if self.trusted else outside_project(path, self.project_dir)
+            if problem is not None and path.exists():
+                layers.append(Loaded(warnings=[problem]))
+                continue
+            layers.append(_load_dir(path, flavour, self.trusted, read))
+        roots = skill_dirs(self.project_dir, self.config_dir, self.home, confine=not self.trusted)
+        skills, skill_warnings = discover_skills(roots)
         commands: list[Command] = []
         for skill in skills:
             command, warnings = skill_command(skill, project_trusted=self.trusted)

@@ -29,6 +29,9 @@ class SkillRoot:
     path: Path
     format: SkillFormat
     user: bool
+    within: Path | None = None
+    """A project root of an untrusted project: each skill folder must really be under
+    this folder (the project), not reached through a link that leads out of it."""
 
 
 @dataclass(frozen=True)
@@ -60,25 +63,30 @@ def slash_name(name: str) -> str:
     return _NOT_SLUG.sub("-", name.lower()).strip("-")
 
 
-def skill_dirs(project_dir: Path, config_dir: Path | None, home: Path | None = None) -> list[SkillRoot]:
+def skill_dirs(
+    project_dir: Path, config_dir: Path | None, home: Path | None = None, *, confine: bool = False
+) -> list[SkillRoot]:
     """Roots searched, weakest first (a later root wins a name):
 
     shellpilot's user ``skill(s)/``; OpenCode's ``~/.config/opencode/skill(s)`` and the
     project's ``.opencode/skill(s)`` (OpenCode: the project wins); the project's
     ``.claude/skills`` then ``~/.claude/skills`` (Claude Code: personal skills win over
     project ones); the project's ``.shellpilot/skill(s)`` last. ``home`` None: no
-    ``~`` roots.
+    ``~`` roots. ``confine`` (an untrusted project): the project's roots only yield skill
+    folders that really lie in the project (``SkillRoot.within``).
     """
+    within = project_dir if confine else None
     roots: list[SkillRoot] = []
     if config_dir is not None:
         roots += [SkillRoot(config_dir / d, "shellpilot", True) for d in ("skill", "skills")]
     if home is not None:
         roots += [SkillRoot(home / ".config" / "opencode" / d, "opencode", True) for d in ("skill", "skills")]
-    roots += [SkillRoot(project_dir / ".opencode" / d, "opencode", False) for d in ("skill", "skills")]
-    roots.append(SkillRoot(project_dir / ".claude" / "skills", "claude", False))
+    pairs = ("skill", "skills")
+    roots += [SkillRoot(project_dir / ".opencode" / d, "opencode", False, within) for d in pairs]
+    roots.append(SkillRoot(project_dir / ".claude" / "skills", "claude", False, within))
     if home is not None:
         roots.append(SkillRoot(home / ".claude" / "skills", "claude", True))
-    roots += [SkillRoot(project_dir / ".shellpilot" / d, "shellpilot", False) for d in ("skill", "skills")]
+    roots += [SkillRoot(project_dir / ".shellpilot" / d, "shellpilot", False, within) for d in pairs]
     return roots
 
 
@@ -116,6 +124,23 @@ def _outside(path: Path, folder: Path) -> LoadWarning | None:
     return None if inside else LoadWarning(f"skipped: a symlink to {target}, outside {folder}", str(path))
 
 
+def outside_project(folder: Path, project: Path) -> LoadWarning | None:
+    """A warning when ``folder`` of an untrusted project resolves outside ``project``
+    through a link (``.claude/skills -> /elsewhere``): its files are not the project's own,
+    and must not reach a model; None when it lies in the project."""
+    try:
+        target = folder.resolve()
+        inside = target.is_relative_to(project.resolve())
+    except (OSError, RuntimeError):
+        return LoadWarning("skipped: cannot resolve the symlink", str(folder))
+    if inside:
+        return None
+    return LoadWarning(
+        f"skipped: it leads to {target}, outside the untrusted project (trust the project to read it)",
+        str(folder),
+    )
+
+
 def discover_skills(roots: list[SkillRoot] | list[Path]) -> tuple[list[Skill], list[LoadWarning]]:
     """Every ``<root>/<name>/SKILL.md``; a later root's skill replaces an earlier one's
     slash name, with a warning naming both files.
@@ -139,6 +164,8 @@ def discover_skills(roots: list[SkillRoot] | list[Path]) -> tuple[list[Skill], l
             if not entry.is_dir() or not path.is_file():
                 continue
             problem = _outside(path, folder) if path.is_symlink() else None
+            if problem is None and root is not None and root.within is not None:
+                problem = outside_project(folder, root.within)
             skill = problem or _read(folder, path, root)
             if isinstance(skill, LoadWarning):
                 warnings.append(skill)
