@@ -37,9 +37,17 @@ def config_dir(override: str | os.PathLike[str] | None = None) -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 
-def tool_output_dir(data: Path) -> Path:
-    """Folder of full-output spill files under a data dir (each named in the tool result)."""
-    return data / "tool-output"
+def tool_output_dir(data: Path, project: Path | None = None) -> Path:
+    """Folder of full-output spill files under a data dir (each named in the tool result):
+    ``<data>/tool-output/<sha256(project)[:16]>`` for a project, so what one project's
+    commands printed is never readable without a prompt from another project (the gate lets
+    a model read its own project's folder); ``<data>/tool-output`` itself without one."""
+    folder = data / "tool-output"
+    if project is None:
+        return folder
+    import hashlib
+
+    return folder / hashlib.sha256(str(project.resolve()).encode()).hexdigest()[:16]
 
 
 def store_path(data: Path) -> Path:

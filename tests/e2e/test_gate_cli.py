@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from shellpilot.paths import tool_output_dir
 from shellpilot.testing import ScriptedModelServer, ToolCall, Turn
 
 
@@ -95,7 +96,7 @@ def test_shell_blocks_spill_under_the_sessions_data_dir(
     found = re.search(r"saved to: (\S+)", prompt)
     assert found is not None, prompt
     spill = Path(found.group(1))
-    assert spill.parent == chosen / "tool-output"
+    assert spill.parent == tool_output_dir(chosen, project)
     assert spill.read_text().splitlines() == [str(n) for n in range(1, 501)]
     assert not (Path(os.environ["SHELLPILOT_DATA_DIR"]) / "tool-output").exists()
 

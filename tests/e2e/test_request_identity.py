@@ -149,6 +149,7 @@ class Normaliser:
 
     def text(self, value: str) -> str:
         value = value.replace(self.tmp, "<TMP>")
+        value = re.sub(r"tool-output/[0-9a-f]{16}", "tool-output/<PROJECT>", value)  # (a path hash)
         value = self._ID.sub(self._id, value)
         value = re.sub(r"Platform: [^\n]*", "Platform: <PLATFORM>", value)
         # The shell is found on PATH: /bin/bash on one machine, /usr/bin/bash on another.

@@ -162,7 +162,7 @@ async def test_delete_removes_the_spill_files_of_the_session_and_its_children(
     parent = service.create(project)
     _, big = await service.shell(parent.id, "seq 1 200000")
     spill = Path(_completed(big).metadata["output_path"])
-    assert spill.is_file() and spill.parent == tool_output_dir(service.data_dir)
+    assert spill.is_file() and spill.parent == tool_output_dir(service.data_dir, project)
     child = service.create(project, parent_id=parent.id)
     _, small = await service.shell(child.id, "seq 1 100000")
     child_spill = Path(_completed(small).metadata["output_path"])

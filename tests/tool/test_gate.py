@@ -98,3 +98,26 @@ async def test_every_caller_records_the_same_metadata(project: Path, tmp_path: P
         ).record()
     )
     store.close()
+
+
+def test_only_this_projects_spill_folder_is_read_without_a_prompt(project: Path, tmp_path: Path) -> None:
+    # found by a helper: one shared folder let an untrusted project's shell block `grep -r
+    # TOKEN <data>/tool-output` read what another project's commands had printed, unasked
+    from shellpilot.paths import tool_output_dir
+    from shellpilot.permission.defaults import default_rules
+    from shellpilot.permission.rules import evaluate
+
+    data = tmp_path / "data"
+    own = tool_output_dir(data, project)
+    other = tool_output_dir(data, tmp_path / "another-project")
+    assert own != other and own.parent == other.parent == data / "tool-output"
+    for folder in (own, other):
+        folder.mkdir(parents=True)
+        (folder / "call_1").write_text("API_TOKEN=x\n")
+    rules = default_rules(data, project)
+    mine = plan_command(f"grep -n TOKEN {own}/call_1", cwd=project, project_dir=project, output_dir=own)
+    assert mine.outside == () and mine.read_only
+    theirs = plan_command(f"grep -rn TOKEN {other}", cwd=project, project_dir=project, output_dir=own)
+    assert theirs.outside == (f"{other}/*",)
+    assert evaluate("external_directory", f"{other}/*", rules).action == "ask"
+    assert evaluate("external_directory", f"{own}/*", rules).action == "allow"

@@ -82,7 +82,7 @@ class AgentRegistry:
             raise ConfigError(f'default_agent "{name}" is a subagent; choose a primary agent')
         return agent
 
-    def ruleset(self, agent: Agent, data_dir: Path) -> list[Rule]:
+    def ruleset(self, agent: Agent, data_dir: Path, project_dir: Path | None = None) -> list[Rule]:
         """Rules for ``agent``: defaults, the user's ``permission``, then the agent's layers,
         then the project's own rules (``Config.project_rules``, source ``project``).
 
@@ -114,4 +114,4 @@ class AgentRegistry:
             for layer in (*layers.permission, *layers.agent.get(agent.name, ()))
             for rule in rules_from_config(layer, source="project")
         ]
-        return merge(default_rules(data_dir), user, project)
+        return merge(default_rules(data_dir, project_dir), user, project)

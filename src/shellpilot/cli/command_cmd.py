@@ -241,7 +241,7 @@ def render_command(
             agents = AgentRegistry(loaded.config)
             agent = agents.get(command.agent) if command.agent in agents.names() else agents.default()
             data = data_dir()
-            rules = agents.ruleset(agent, data)
+            rules = agents.ruleset(agent, data, registry.project_dir)
             if allow:  # like `run --allow`: shell commands and outside folders (`/data/*`)
                 granted = [
                     Rule(p, pattern, "allow", "config")
@@ -266,7 +266,7 @@ def render_command(
                 project_dir=registry.project_dir,
                 ask=ask,
                 config=loaded.config,
-                output_dir=tool_output_dir(data),
+                output_dir=tool_output_dir(data, registry.project_dir),
                 agents={a.name: a.mode for a in agents.agents()},
                 default_agent=agents.default().name,
                 run_shell=not no_shell,

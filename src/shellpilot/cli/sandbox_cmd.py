@@ -98,7 +98,7 @@ def run_sandboxed(
         raise UsageError("Give the command after --, e.g. shellpilot sandbox -- touch x")
     project = project_dir_of(directory)
     config = load_config(project, trust=trust).config
-    output_dir = tool_output_dir(data_dir())
+    output_dir = tool_output_dir(data_dir(), project)
     profile = build_profile(config, project, output_dir, mode=mode, network=network, allow=allow)
     echo = LiveEcho(sys.stdout, getattr(sys.stdout, "buffer", None))
     result = asyncio.run(

@@ -24,8 +24,8 @@ class Gate:
 
     def __init__(self, project: Path, data_dir: Path) -> None:
         self.project = project
-        self.output_dir = tool_output_dir(data_dir)
-        self.rules = default_rules(data_dir)
+        self.output_dir = tool_output_dir(data_dir, project)
+        self.rules = default_rules(data_dir, project)
 
     def plan(self, command: str, cwd: Path | None = None) -> ShellPlan:
         """The gate's plan for ``command`` run in ``cwd`` (default: the project)."""

@@ -27,13 +27,14 @@ OpenCode allows everything by default; shellpilot asks.
 """
 
 
-def default_rules(data_dir: Path) -> list[Rule]:
+def default_rules(data_dir: Path, project_dir: Path | None = None) -> list[Rule]:
     """The default rules for a data dir (``POLICY`` describes them).
 
-    ``data_dir`` locates the tool-output folder whose files are always readable
-    (so the model can read the full output a truncated result names).
+    ``data_dir`` and ``project_dir`` locate the project's tool-output folder, whose files
+    are always readable (so the model can read the full output a truncated result names);
+    other projects' folders are not.
     """
-    output_glob = f"{tool_output_dir(data_dir)}/*"
+    output_glob = f"{tool_output_dir(data_dir, project_dir)}/*"
     return [
         Rule("bash", "*", "ask", "default"),
         Rule("external_directory", "*", "ask", "default"),

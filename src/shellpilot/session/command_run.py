@@ -98,7 +98,7 @@ async def _run_command(
         project_dir=loop.project_dir,
         ask=loop.asker(session_id, judge, scoped.rules),
         config=loop.config,
-        output_dir=tool_output_dir(loop.data_dir),
+        output_dir=tool_output_dir(loop.data_dir, loop.project_dir),
         agents={a.name: a.mode for a in loop.agents.agents()},
         default_agent=caller.name,
         session_id=session_id,

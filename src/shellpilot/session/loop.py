@@ -76,11 +76,12 @@ class PermissionGate(Protocol):
     def asker(self, session_id: str, ruleset: list[Rule]) -> Ask: ...
 
 
-def default_tools(config: Config, data_dir: Path) -> list[Tool]:
-    """The tools every agent starts with: the shell tool (``bash``)."""
+def default_tools(config: Config, data_dir: Path, project_dir: Path | None = None) -> list[Tool]:
+    """The tools every agent starts with: the shell tool (``bash``), spilling into the
+    project's tool-output folder."""
     from shellpilot.tool.shell import ShellTool
 
-    return [ShellTool(config, data_dir)]
+    return [ShellTool(config, data_dir, project_dir=project_dir)]
 
 
 class AgentLoop:
@@ -117,7 +118,8 @@ class AgentLoop:
         self.turn_rules: dict[str, list[Rule]] = {}
         """Extra rules for the turn answering a user message (by its id): a command's
         ``allowed-tools``; child sessions that turn starts inherit them."""
-        self._tools = list(tools) if tools is not None else default_tools(self.config, self.data_dir)
+        tools = tools if tools is not None else default_tools(self.config, self.data_dir, self.project_dir)
+        self._tools = list(tools)
         self._shell = shell
         self.children = ChildSessions(self)
 
@@ -303,7 +305,7 @@ class AgentLoop:
 
     def ruleset(self, agent: Agent) -> list[Rule]:
         """The agent's permission rules (defaults < user config < agent presets)."""
-        return self.agents.ruleset(agent, self.data_dir)
+        return self.agents.ruleset(agent, self.data_dir, self.project_dir)
 
     def asker(self, session_id: str, agent: Agent, extra: Sequence[Rule] = ()) -> Ask:
         """The ``ctx.ask`` of tools run for ``agent`` in ``session_id``; ``extra`` rules

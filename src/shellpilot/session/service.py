@@ -167,7 +167,8 @@ class SessionService:
 
     def _spill_files(self, session_id: str) -> builtins.list[Path]:
         """Spill files named by the tool parts of the session and its descendants, kept only
-        when they lie inside the tool-output folder (no ``..`` or symlinked way out)."""
+        when they lie in the tool-output folder or a project's folder in it (no ``..`` or
+        symlinked way out)."""
         folder = tool_output_dir(self.data_dir).resolve()
         found: builtins.list[Path] = []
         todo = [session_id]
@@ -182,7 +183,8 @@ class SessionService:
                     if not isinstance(named, str) or not named:
                         continue
                     path = Path(os.path.abspath(named))
-                    if path.parent.resolve() == folder and path.name not in ("", ".", ".."):
+                    parent = path.parent.resolve()
+                    if folder in (parent, parent.parent) and path.name not in ("", ".", ".."):
                         found.append(path)
         return found
 
@@ -238,7 +240,7 @@ class SessionService:
 
         w = self.writer
         project = Path(session.project_dir)
-        output_dir = tool_output_dir(self.data_dir)
+        output_dir = tool_output_dir(self.data_dir, project)
         shell = _shell_name(self.config)
         verdict = await gate(
             command, cwd=project, project_dir=project, caller="user", shell=shell, output_dir=output_dir

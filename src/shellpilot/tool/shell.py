@@ -245,19 +245,27 @@ async def run_gated(
 class ShellTool:
     """The ``bash`` tool (parse, scan, ask, run).
 
-    ``ShellTool(config, data_dir, env_hook=None)``: the shell is chosen once from config
-    (raises ShellNotFound if the configured one is missing); spill files go to
-    ``<data_dir>/tool-output``; ``env_hook`` adds variables per call.
+    ``ShellTool(config, data_dir, env_hook=None, project_dir=None)``: the shell is chosen
+    once from config (raises ShellNotFound if the configured one is missing); spill files
+    go to the project's tool-output folder (``paths.tool_output_dir``); ``env_hook`` adds
+    variables per call.
     """
 
     id: ClassVar[str] = "bash"
     parameters: ClassVar[type[BaseModel]] = ShellParams
 
-    def __init__(self, config: Config, data_dir: Path, env_hook: EnvHook | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        data_dir: Path,
+        env_hook: EnvHook | None = None,
+        *,
+        project_dir: Path | None = None,
+    ) -> None:
         self.config = config
         self.data_dir = data_dir
         self.shell = detect_shell(configured=config.shell.path)
-        self.output_dir = tool_output_dir(data_dir)
+        self.output_dir = tool_output_dir(data_dir, project_dir)
         self.limits = OutputLimits.from_config(config.tool_output)
         self.env_hook = env_hook
         self._description: str | None = None
