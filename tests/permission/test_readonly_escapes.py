@@ -222,14 +222,23 @@ def test_what_runs_or_leads_out_behind_a_child_or_a_new_link_is_seen(tmp_path: P
     assert result.unknown or "external_directory" in asks, command
 
 
-def test_a_function_a_wrapped_eval_defines_hides_no_program(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        'nice eval "ls() {{ true; }}" 2>/dev/null; ls {O}',
+        # an alias for a wrapper: expanded it is `nice eval`; not expanded, `zz` is a
+        # program the scanner does not know, running `eval` in its child (campaign)
+        "shopt -s expand_aliases\nalias zz=nice\nzz eval &>/dev/null \"ls() {{ true; }}\"; $'ls' {O}",
+    ],
+)
+def test_a_function_a_wrapped_eval_defines_hides_no_program(tmp_path: Path, command: str) -> None:
     # `nice eval` runs a program named eval in a child (here: none): no function is
     # defined in this shell, so `ls` is the real one and lists the outside folder
     project, outside = tmp_path / "proj", tmp_path / "outside"
     project.mkdir()
     outside.mkdir()
     (outside / "secret.txt").write_text("x")
-    command = f'nice eval "ls() {{ true; }}" 2>/dev/null; ls {outside}'
+    command = command.replace("{O}", str(outside)).replace("{{", "{").replace("}}", "}")
     assert "secret.txt" in _bash(project, command), "bash must really run ls"
     result = scan(command, cwd=project, project_dir=project)
     assert str(outside) in result.dirs, result.dirs

@@ -152,6 +152,7 @@ class CommandJudge:
         aliases: bool = True,
         keyword: bool = True,
         redirected: int | None = None,
+        here: bool = True,
     ) -> Cwds:
         """Record one simple command and scan what it touches; returns the cwds after it.
 
@@ -164,7 +165,8 @@ class CommandJudge:
         `keyword=False`: something (a redirect) was written before the name, so it is no
         reserved word (`<f time x` runs /usr/bin/time). `redirected`: where (a source
         offset) its first redirect was written: a word after it is no reserved word either
-        (`time >f time x` times /usr/bin/time).
+        (`time >f time x` times /usr/bin/time). `here=False`: another program runs it (`rtk
+        eval x`, `zz cd d`), so no builtin of this shell does (it moves and defines nothing).
         """
         builder = self.builder
         resolver = self.resolver
@@ -202,7 +204,7 @@ class CommandJudge:
                 keyword=redirected is None or words[k].start < redirected,
                 redirected=redirected,
             )
-        if not head.dynamic and (self.shell.aliases or self.shell.hashed or self.shell.functions):
+        if here and not head.dynamic and (self.shell.aliases or self.shell.hashed or self.shell.functions):
             texts = self.shell.alias_of(head) if aliases else None
             if texts is not None:
                 after: Cwds = cwds
@@ -233,7 +235,7 @@ class CommandJudge:
             builder.unknown(f"the parser read the reserved word {name} as a command name")
         index = 0
         wrappers: tuple[str, ...] = ()
-        builtins = True  # the wrappers may be the shell's own (`command`, not /usr/bin/command)
+        builtins = here  # the wrappers may be the shell's own (`command`, not /usr/bin/command)
         run_cwds = cwds
         from_input = False
         if len(words) > 1 and (name in FIRST_WORDS or "/" in name or name[:1] == "\\"):
@@ -242,7 +244,7 @@ class CommandJudge:
             # `/usr/bin/command cd d` (or a `hash -p` name for it), also after the builtin
             # (`command /usr/bin/command cd d`), is a program: none of the builtins'
             # lookups, cd, source or alias happen in this shell
-            builtins = not any("/" in word.value for word in words[: max(unwrapped.index, 1)])
+            builtins = here and not any("/" in word.value for word in words[: max(unwrapped.index, 1)])
             from_input = unwrapped.from_input
             what = wrappers[0] if wrappers else name
             if unwrapped.problem:
@@ -327,7 +329,13 @@ class CommandJudge:
                 self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
                 self.loose_paths(program_name(name), real[1:behind], run_cwds)
                 self.judge(
-                    real[behind:], run_cwds, redirects=redirects, writes=writes, stdin=stdin, aliases=False
+                    real[behind:],
+                    run_cwds,
+                    redirects=redirects,
+                    writes=writes,
+                    stdin=stdin,
+                    aliases=False,
+                    here=False,  # (in the program's child: `zz eval 'f() {..}'` defines no f here)
                 )
                 return cwds
         if not head.dynamic and "/" in name and name[:1] not in "/\\" and run_cwds:
