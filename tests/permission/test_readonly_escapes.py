@@ -205,6 +205,7 @@ def test_shell_state_that_moves_a_later_write_is_seen(tmp_path: Path, command: s
         "printf 'touch {O}/made' > rc; env 'BASH_'ENV=rc bash -c true",
         "ln -s {O} l2; echo x > l2/made",
         "cd sub && ln -s .. ../up && echo x > ../up/outside/made",
+        "cd {O} && mkdir d && ln -s {O} d/l2 && echo x > d/l2/made",  # a link made outside (campaign)
     ],
 )
 def test_what_runs_or_leads_out_behind_a_child_or_a_new_link_is_seen(tmp_path: Path, command: str) -> None:

@@ -245,6 +245,7 @@ class PathResolver:
                     wrote(real)
             else:
                 self._outside_dir(path, False, plain)
+                self._made_outside(path, wrote)
             return
         text = None if word.value == "{}" else self.expand(word, cwds[0] if cwds else None)
         if text is None:
@@ -268,6 +269,10 @@ class PathResolver:
                 real = self._escaped(path, raw, "a write")
                 if real is not None:
                     places.append(real)
+            elif self._physical is not None and self._physical.made:
+                made = self._physical.through_made(path)
+                if made is not None and made != path:
+                    places.append(made)
             for place in places:
                 if into and (directory or text.endswith("/") or self._isdir(place)):
                     for name in into:
@@ -398,6 +403,21 @@ class PathResolver:
             self._escaped(path, joined if ".." in joined else None, what)
             return
         self._outside_dir(path, globbed, text)
+        self._made_outside(path, None)
+
+    def _made_outside(self, path: str, wrote: Callable[[str], None] | None) -> None:
+        """`path` outside the project through a link the text made (`cd /x && ln -s /y l;
+        echo z > l/f` writes /y/f): where it leads is reported too, written when `wrote`."""
+        physical = self._physical
+        if physical is None or not physical.made:
+            return
+        made = physical.through_made(path)
+        if made is None or made == path:
+            return
+        if wrote is not None:
+            wrote(made)
+        if not self.inside(made):
+            self._outside_dir(made, False, made)
 
     def _outside_dir(self, path: str, globbed: bool, text: str) -> None:
         """Report the directory a path outside the project lies in: itself when it is a

@@ -103,6 +103,16 @@ class Physical:
                 return None
         return None
 
+    def through_made(self, path: str) -> str | None:
+        """Where absolute `path` (anywhere, the project or not) leads when a link the text
+        makes lies on it (see `_follow`); None when none does or it cannot be followed."""
+        if not any(path == m or path.startswith(m + "/") for m in self.made):
+            return None
+        try:
+            return self._follow(path)
+        except Unresolvable:
+            return None
+
     def _follow(self, path: str) -> str:
         """Where absolute `path` leads when links the text makes may lie on it: each one
         met is replaced by its target (relative to the link's folder), then links on disk
