@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -52,7 +53,7 @@ def write_tree(project: Path) -> None:
 def read_cache(file: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The header and the body of a cache file."""
     head, _, body = file.read_bytes().partition(b"\n")
-    return json.loads(head), json.loads(body)
+    return json.loads(head), marshal.loads(body)
 
 
 def load(project: Path, data: Path) -> tuple[CommandRegistry, ParseCache]:
@@ -129,7 +130,7 @@ def test_a_damaged_cache_file_is_ignored_and_rewritten(tree: Path, tmp_path: Pat
     _, first = load(tree, tmp_path / "data")
     good = first.file.read_bytes()
     header = json.loads(good.partition(b"\n")[0])
-    wrong = json.dumps({"g": {"k": {"stamp": 1}}, "h": [1, 2]}).encode()
+    wrong = marshal.dumps({"g": {"k": {"stamp": 1}}, "h": [1, 2]})
     damaged = {
         "empty": b"",
         "not json": b"{not json\n[",
@@ -152,8 +153,29 @@ def test_a_cache_written_by_other_code_is_not_reused(tree: Path, tmp_path: Path)
     _, first = load(tree, tmp_path / "data")
     header, body = read_cache(first.file)
     header["code"][0][1] += 1  # as if a parser module had changed
-    first.file.write_bytes(json.dumps(header).encode() + b"\n" + json.dumps(body).encode())
+    first.file.write_bytes(json.dumps(header).encode() + b"\n" + marshal.dumps(body))
     assert load(tree, tmp_path / "data")[1].misses == 7
+
+
+def test_a_cache_written_by_another_python_is_not_reused(tree: Path, tmp_path: Path) -> None:
+    """The body is marshal data, whose format belongs to one Python version."""
+    _, first = load(tree, tmp_path / "data")
+    header, body = read_cache(first.file)
+    data = marshal.dumps(body)
+    header["python"] = [3, header["python"][1] + 1]
+    first.file.write_bytes(json.dumps(header).encode() + b"\n" + data)
+    assert load(tree, tmp_path / "data")[1].misses == 7
+    assert load(tree, tmp_path / "data")[1].hits == 7  # rewritten for this Python
+
+
+def test_the_json_cache_of_earlier_versions_is_removed_on_save(tree: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    old = cache_file(data, tree).with_suffix(".json")
+    old.parent.mkdir(parents=True)
+    old.write_text('{"version": 3}\n{}')
+    _, cache = load(tree, data)
+    cache.save()
+    assert cache.file.exists() and not old.exists()
 
 
 def test_the_parser_and_its_arguments_are_part_of_the_key(tree: Path, tmp_path: Path) -> None:
@@ -203,7 +225,7 @@ def test_concurrent_writers_never_leave_a_broken_file(tree: Path, tmp_path: Path
             continue
         head, _, body = raw.partition(b"\n")  # every read is one whole file, never half of one
         assert json.loads(head)["crc"] == zlib.crc32(body)
-        assert sum(len(group) for group in json.loads(body).values()) == 7
+        assert sum(len(group) for group in marshal.loads(body).values()) == 7
         seen += 1
     assert all(w.wait() == 0 for w in writers)
     assert not [p for p in target.parent.iterdir() if p.name.startswith(".tmp-")]  # no leftovers
@@ -263,7 +285,7 @@ def test_a_damaged_entry_is_parsed_again_and_listed_once(tree: Path, tmp_path: P
     colon[4] = [["a warning without its line"]]  # its command revives, its warning does not
     commit = next(raw for key, raw in entries.items() if "commit.md" in key)
     commit[3][0]["not_a_field"] = 1
-    data = json.dumps(body).encode()
+    data = marshal.dumps(body)
     first.file.write_bytes(json.dumps({**header, "crc": zlib.crc32(data)}).encode() + b"\n" + data)
     registry, cache = load(tree, tmp_path / "data")
     assert cache.misses == 2 and cache.hits == 5
