@@ -502,3 +502,19 @@ def test_a_long_but_plain_command_is_still_scanned(proj: Path) -> None:
     result = run(proj, "cat > notes.txt <<EOF\n" + "print(1)\n" * 5000 + "EOF\nrm /etc/x")
     assert not result.unknown or "too costly" not in " ".join(result.reasons)
     assert "/etc" in result.dirs and "rm /etc/x" in result.patterns
+
+
+@pytest.mark.parametrize("planted", ["resource.py", "tree_sitter.py", "importlib.py"])
+def test_the_parse_probe_runs_no_module_of_the_project(
+    proj: Path, monkeypatch: pytest.MonkeyPatch, planted: str
+) -> None:
+    """The probe child for a long command starts before anyone is asked: a module the
+    project ships under the name of one the probe imports must not run, from the working
+    dir nor from an empty ``PYTHONPATH`` entry (which Python reads as the working dir)."""
+    marker = proj / "ran"
+    (proj / planted).write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    monkeypatch.chdir(proj)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep + os.environ.get("PYTHONPATH", ""))
+    result = run(proj, "cat > notes.txt <<EOF\n" + "print(1)\n" * 5000 + "EOF\nrm /etc/x")
+    assert not marker.exists()
+    assert "rm /etc/x" in result.patterns  # the probe itself still worked

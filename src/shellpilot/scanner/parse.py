@@ -106,13 +106,19 @@ def parse_probed(source: bytes, grammar: Grammar) -> Tree | None:
     progress callback does not stop it in time. So the source is first parsed by a child
     process under `PARSE_SECONDS` and `PARSE_MEMORY` (about 50 ms more); only if that
     finishes is it parsed here. For sources over `PROBE_FROM` bytes.
+
+    The child runs before anyone is asked, in a project nobody has trusted: `-P` keeps
+    the working dir off its `sys.path` (with `-c` Python would put it first, so a
+    project's `resource.py` or `tree_sitter.py` would run as the user), and it runs in
+    `/`, so an empty or relative `PYTHONPATH` entry names no project file either.
     """
     import subprocess
 
     try:
         probe = subprocess.run(
-            [sys.executable, "-c", _PROBE, grammar, str(PARSE_MEMORY)],
+            [sys.executable, "-P", "-c", _PROBE, grammar, str(PARSE_MEMORY)],
             input=source,
+            cwd="/",
             capture_output=True,
             timeout=PARSE_SECONDS,
             check=False,
