@@ -107,6 +107,11 @@ OPERANDS = [
     ("echo a >f b >g c", ["echo", "a", "b", "c"], None),
     ("cat <<< x README", ["cat", "README"], None),
     ("> f rm x", ["rm", "x"], None),
+    # tree-sitter reads the `0` of `0<` as a word before the redirect; bash, as its fd
+    ("cat 0<f README", ["cat", "README"], None),
+    ("cat 0<<< x README", ["cat", "README"], None),
+    ("echo 0 <f", ["echo", "0"], None),
+    ("echo 10<f 0", ["echo", "0"], None),
     # tree-sitter leaves a lone `-` before an fd redirect out of its tree; bash passes it
     ("rm - 2>/dev/null", ["rm", "-"], None),
     ("git checkout - 2>/dev/null", ["git", "checkout", "-"], None),
@@ -189,3 +194,13 @@ def test_words_are_normalised_as_bash_reads_them(
     assert shlex.split(found.text) == argv
     assert found.always == "rm *"
     assert list(result.patterns) == [found.text]
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["bash 0<f -c 'rm x'", "dash 0<f -c 'rm x'", "script 0<f -qc 'rm x' /dev/null", "sh 0<<< y -c 'rm x'"],
+)
+def test_a_shell_after_a_stdin_redirect_still_runs_its_c_text(proj: Path, command: str) -> None:
+    # the `0` was taken as the shell's script operand, so `-c` was never read
+    result = scan(command, cwd=proj, project_dir=proj)
+    assert any(list(c.argv) == ["rm", "x"] for c in result.commands) or result.unknown

@@ -96,6 +96,19 @@ def printed_by(w: Walker, node: Node) -> str | None:
     return printed(argv, posix=w.shell.posix)
 
 
+def _fd_of_redirect(w: Walker, number: Node, node: Node, outer: Sequence[Node]) -> bool:
+    """Whether `number` is the file descriptor of the redirect written right after it:
+    tree-sitter-bash reads the `0` of `bash 0<f -c x` or `0<<<x` as a word of its own
+    before the redirect, where bash takes `0<` as one redirect of stdin."""
+    end = number.end_byte
+    if not (number.text or b"").isdigit():
+        return False
+    kinds = w.kinds
+    return any(r.start_byte == end for r in outer) or any(
+        c.start_byte == end and kinds[c.kind_id] in REDIRECTS for c in node.children
+    )
+
+
 def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
     """One simple command with its own redirects and those in `outer` (written after
     it, or after the list or pipeline it ends)."""
@@ -153,6 +166,8 @@ def simple(w: Walker, node: Node, cwds: Cwds, outer: Sequence[Node]) -> Cwds:
                 word = w.words.word(child, cwds)
                 words.append(word)
                 dynamic = dynamic or word.dynamic
+            continue
+        if kind == "number" and _fd_of_redirect(w, child, node, outer):
             continue
         if source is not None and (kind == "word" or (kind == "number" and not child.child_count)):
             # The common case inlined (see WordReader.word): a plain ASCII word is its value.
