@@ -34,6 +34,15 @@ INDIRECT = [
     ("source x.sh", ""),
     (". ./x.sh", ""),
     (". <(echo rm victim)", ""),
+    # a shell's script operand that names its standard input, or another pipe
+    ("bash /dev/stdin <<< 'rm victim'", "rm victim"),
+    ("bash /dev/fd/0 <<< 'rm victim'", "rm victim"),
+    ("echo 'rm victim' | bash -", "rm victim"),
+    ("sh -e - <<< 'rm victim'", "rm victim"),
+    ("bash -- ../../../../../../dev/stdin <<< 'rm victim'", "rm victim"),
+    ("bash <(echo rm victim)", ""),
+    ("cat x.sh | bash /dev/stdin", ""),
+    ("bash 0<x.sh -c 'rm victim'", "rm victim"),
 ]
 
 

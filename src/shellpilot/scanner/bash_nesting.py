@@ -7,6 +7,7 @@ touch: statements, words or results policy.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from shellpilot.scanner.context import Cwds, Grammar, ScanContext
@@ -33,7 +34,7 @@ def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanC
     reads_stdin = False  # `sh -s ARGS`: the commands come from stdin, ARGS are $1...
     while i < len(args):
         value = args[i].value
-        if value == "--":
+        if value in ("--", "-") and not args[i].dynamic:  # `bash -` ends the options too
             i += 1
             break
         if value[:1] in "-+" and len(value) > 1 and not args[i].dynamic:
@@ -70,14 +71,42 @@ def shell(name: str, args: list[Word], cwds: Cwds, stdin: str | None, ctx: ScanC
             builder.unknown(f"{name} -c runs a dynamic string {rest[0].raw}")
         else:
             ctx.nest(_grammar(name), rest[0].value, cwds, depth + 1, f"{name} -c")
-    elif rest:
-        ctx.resolver.check(rest[0], cwds, name)  # a script file, like `./script.sh`
+    elif rest and (where := _device(rest[0], cwds)) != "stdin":
+        if where is not None:
+            builder.unknown(f"{name} runs the commands of {rest[0].raw}, which cannot be seen")
+        else:
+            ctx.resolver.check(rest[0], cwds, name)  # a script file, like `./script.sh`
     elif stdin is None:
         builder.unknown(f"{name} reads its commands from standard input, which cannot be seen")
     elif stdin is not NO_STDIN:
         ctx.nest(_grammar(name), stdin, cwds, depth + 1, f"{name} <<")
     else:
         builder.unknown(f"{name} reads the commands it runs from standard input")
+
+
+_STDIN_FILES = frozenset(("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/thread-self/fd/0"))
+
+
+def _device(script: Word, cwds: Cwds) -> str | None:
+    """What a shell's script operand is besides a file of the project: ``"stdin"`` for a
+    name of its standard input (`bash /dev/stdin <<< 'rm x'` runs the here-string),
+    ``"other"`` for another pipe or device, or a name only known at run time
+    (`bash <(echo rm x)`, `bash /dev/fd/3`, `bash "$f"`); None for a plain file."""
+    if script.dynamic:
+        return "other"
+    value = script.value
+    places = [value] if value.startswith("/") else [os.path.join(c, value) for c in cwds or ("/",)]
+    if not cwds and not value.startswith("/"):
+        return None  # an unknown cwd: the resolver says so
+    for place in places:
+        path = os.path.normpath(place)
+        if path.startswith("//"):
+            path = path[1:]
+        if path in _STDIN_FILES:
+            return "stdin"
+        if path.startswith(("/dev/", "/proc/")):
+            return "other"
+    return None
 
 
 OPTION_RISKS = {
