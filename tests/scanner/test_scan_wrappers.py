@@ -161,3 +161,61 @@ def test_a_program_named_like_a_builtin_wrapper_runs_no_builtin(tmp_path: Path) 
         assert str(tmp_path / "made") in result.writes, (line, result.writes)
     plain = scan("command cd sub; > made", cwd=tmp_path, project_dir=tmp_path)
     assert str(tmp_path / "sub" / "made") in plain.writes, plain.writes
+
+
+# A program given no program to run starts a shell that reads its commands from stdin
+BARE_SHELLS = [
+    "su <<< 'rm victim'",
+    "su - <<< 'rm victim'",
+    "su root <<< 'rm victim'",
+    "newgrp <<< 'rm victim'",
+    "sg root <<< 'rm victim'",
+    "unshare -r <<< 'rm victim'",
+    "nsenter -t 1 <<< 'rm victim'",
+    "fakeroot <<< 'rm victim'",
+    "script -q /dev/null <<< 'rm victim'",
+    "sudo -s <<< 'rm victim'",
+    "doas -s <<< 'rm victim'",
+    "chroot / <<< 'rm victim'",
+    "nice unshare <<< 'rm victim'",
+    "echo 'rm victim' | parallel",
+    "echo 'rm victim' | unshare",
+    "nix-shell -p hello <<< 'rm victim'",
+    # and a command string after the log file, or after options script has
+    "script -q /dev/null -c 'rm victim'",
+    "script -q -O /dev/null -c 'rm victim'",
+    "script -q --log-out /dev/null -c 'rm victim'",
+    "script --echo never -qc 'rm victim' /dev/null",
+]
+
+
+@pytest.mark.parametrize("command", BARE_SHELLS)
+def test_a_wrapper_without_a_program_runs_a_shell_reading_stdin(tmp_path: Path, command: str) -> None:
+    result = scan(command, cwd=tmp_path, project_dir=tmp_path)
+    assert "rm victim" in result.patterns or result.unknown, (result.patterns, result.reasons)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "su -s /bin/rm",
+        "su --shell=/bin/rm root",
+        "su --session-command='rm victim'",
+        "echo rm victim | xargs env",
+        "echo a | xargs nice",
+        "find . -name x | xargs timeout 5",
+    ],
+)
+def test_a_program_named_by_an_option_or_by_input_is_unknown(tmp_path: Path, command: str) -> None:
+    assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown
+
+
+@pytest.mark.skipif(shutil.which("script") is None or shutil.which("bash") is None, reason="needs script")
+def test_script_without_a_command_really_runs_its_input(tmp_path: Path, fake_rm: dict[str, str]) -> None:
+    command = "script -q /dev/null <<< 'rm victim'"
+    env = {**fake_rm, "SHELL": "/bin/sh"}
+    subprocess.run(
+        ["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, timeout=10, check=False
+    )
+    assert "victim" in (tmp_path / "ran").read_text()
+    assert "rm victim" in scan(command, cwd=tmp_path, project_dir=tmp_path).patterns

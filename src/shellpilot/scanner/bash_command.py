@@ -238,8 +238,10 @@ class CommandJudge:
         builtins = here  # the wrappers may be the shell's own (`command`, not /usr/bin/command)
         run_cwds = cwds
         from_input = False
+        bare = len(words) == 1  # the program is given no words: `unshare`, `su`
         if len(words) > 1 and (name in FIRST_WORDS or "/" in name or name[:1] == "\\"):
             unwrapped = unwrap(words)
+            bare = unwrapped.bare
             wrappers = tuple(unwrapped.wrappers)
             # `/usr/bin/command cd d` (or a `hash -p` name for it), also after the builtin
             # (`command /usr/bin/command cd d`), is a program: none of the builtins'
@@ -303,6 +305,8 @@ class CommandJudge:
                     self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
                     return self.hashed(programs, words, index, cwds, prefix, redirects)
         real = words[index:] if index else words
+        if not head.dynamic and (bare or program_name(name) in ("newgrp", "sg", "su")):
+            self.bare_shell(program_name(name), real[1:], run_cwds, stdin, wrappers if from_input else ())
         if head.dynamic:
             builder.unknown(f"dynamic command name {head.raw}")
             # (`${X:-rm} x`, `rm${IFS}x`: what it most likely runs, for deny rules)
@@ -602,6 +606,27 @@ class CommandJudge:
         else:
             bash_nesting.su(name, args, run_cwds, ctx, self.depth)
         return cwds
+
+    def bare_shell(
+        self, name: str, args: list[Word], cwds: Cwds, stdin: str | None, feeders: tuple[str, ...]
+    ) -> None:
+        """A program given no program to run (`unshare -r`, `su -`, `newgrp`): many start
+        the user's shell, which reads its commands from standard input (`su <<< 'rm x'`
+        runs rm), so that input is scanned as a shell's, or the scan is unknown. Behind
+        xargs or parallel (`feeders`), the words they add from their input become the
+        program (`echo rm x | xargs env` runs rm): unknown."""
+        if feeders:
+            self.builder.unknown(f"{feeders[-1]} adds words from its input to {name}, which runs them")
+            return
+        if name in ("newgrp", "sg"):
+            if len([w for w in args if not w.value.startswith("-")]) > 1:
+                return  # `sg grp CMD`: CMD runs through sh -c (see `behind`)
+        elif name == "su":
+            if bash_nesting.su_shell(args, self.builder):
+                return
+        elif name not in bash_nesting.SHELL_WHEN_BARE:
+            return
+        bash_nesting.shell(name, [], cwds, stdin, self.ctx, self.depth)
 
     def globs(self, words: list[Word], cwds: Cwds, what: str) -> None:
         """Check the unquoted glob words among `words` as paths the shell itself lists (a

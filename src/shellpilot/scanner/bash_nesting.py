@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable
 
 from shellpilot.scanner.context import Cwds, Grammar, ScanContext
+from shellpilot.scanner.scan_result import ScanBuilder
 from shellpilot.scanner.shell_strings import command_string
 from shellpilot.scanner.words import Word
 
@@ -194,6 +195,38 @@ def trap(args: list[Word], cwds: Cwds, ctx: ScanContext, run_here: RunHere) -> N
         ctx.builder.unknown(f"trap of a dynamic string {action.raw}")
     else:
         run_here(action.value, cwds, "trap")
+
+
+SHELL_WHEN_BARE = frozenset(
+    {
+        "unshare", "nsenter", "fakeroot", "chroot", "script", "sudo", "doas", "runuser",
+        "firejail", "pkexec", "systemd-run", "parallel", "run0", "nix-shell",
+    }
+)  # fmt: skip
+"""Wrappers that, given no program, start a shell (the user's `$SHELL`, often reading
+standard input) or, for parallel, run the lines of their input as commands."""
+
+
+def su_shell(args: list[Word], builder: ScanBuilder) -> bool:
+    """Whether `su ARGS` runs a command string of its own (`-c`, `--command`: scanned by
+    `su`) rather than a shell reading standard input; a shell program it is told to
+    start (`-s PROG`, `--shell=PROG`) or a session command makes the scan unknown (`su -s
+    /bin/rm` runs rm)."""
+    for word in args:
+        value = word.value
+        if value in ("-c", "--command") or value.startswith("--command="):
+            return True
+        if value in ("-s", "--shell", "--session-command") or value.startswith(
+            ("--shell=", "--session-command=")
+        ):
+            builder.unknown(f"su {value} names the program it starts")
+            return True
+        if value[:1] == "-" and value[1:2] != "-" and "s" in value[1:]:
+            builder.unknown(f"su {value} names the program it starts")
+            return True
+        if value[:1] == "-" and value[1:2] != "-" and "c" in value[1:]:
+            return True
+    return False
 
 
 def su(name: str, args: list[Word], cwds: Cwds, ctx: ScanContext, depth: int) -> None:

@@ -237,7 +237,14 @@ WRAPPERS: dict[str, Wrapper] = {
         from_input=True,
     ),
     # commands that run a string through a shell
-    "script": Wrapper(short_values="ImBTtoE", strings="c", long_strings=_s("--command"), strings_only=True),
+    "script": Wrapper(
+        short_values="ImBTOoE",
+        optional_attached="t",
+        long_values=_s("--log-in --log-out --log-io --log-timing --logging-format --echo --output-limit"),
+        strings="c",
+        long_strings=_s("--command"),
+        strings_only=True,
+    ),
     "nix-shell": Wrapper(
         short_values="pIA",
         long_strings=_s("--run --command"),

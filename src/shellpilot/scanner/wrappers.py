@@ -31,7 +31,9 @@ class Unwrapped:
     command string (watch, parallel); `end`: where the real command's words stop
     (parallel's `:::`), else the end. `from_input`: a wrapper adds arguments from its
     input (xargs, parallel). `package`: the real command is a package name (npx).
-    `problem`: why the rest cannot be analysed (`env -S`), else `None`.
+    `problem`: why the rest cannot be analysed (`env -S`), else `None`. `bare`: the
+    command ends at the wrapper at `index`, which is given no program (`unshare -r`,
+    `xargs env`).
     """
 
     index: int = 0
@@ -45,6 +47,7 @@ class Unwrapped:
     from_input: bool = False
     package: bool = False
     problem: str | None = None
+    bare: bool = False
 
 
 def program_name(value: str) -> str:
@@ -113,10 +116,19 @@ def unwrap(words: Sequence[Word]) -> Unwrapped:
         if stop:
             result.index = i
             return result
-        if spec.strings_only or (spec.strings and result.strings):
+        if spec.strings_only:
+            # getopt reads options after an operand too (`script log -c CMD`); without a
+            # command string it starts a shell (`script -q log`, `nix-shell -p x`)
+            while not stop and j < n:
+                stop, j = _options(name, spec, words, j + 1, result)
+            result.index = i
+            result.bare = not stop and not result.strings
+            return result
+        if spec.strings and result.strings:
             result.index = i  # `flock f -c CMD`, `script -c CMD log`: it runs only the string
             return result
         if j >= n:
+            result.bare = True
             break  # the wrapper runs nothing else: it is the command
         result.wrappers.append(name)
         result.joined = result.joined or spec.joined
