@@ -209,3 +209,37 @@ def test_sh_reads_ansi_quotes_and_braces_as_text(tmp_path: Path) -> None:
         assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown, command
     assert not scan("bash -c 'touch {a,b}'", cwd=tmp_path, project_dir=tmp_path).unknown
     assert scan("touch {a,b}", cwd=tmp_path, project_dir=tmp_path, shell="/bin/dash").unknown
+
+
+# (command, bash needs a file of this name in the project first, or "")
+FILLED = [
+    ("echo 'rm victim' | xargs -I{} sh -c {}", ""),
+    ("echo 'rm victim' | xargs -i sh -c {}", ""),
+    ("echo 'rm victim' | xargs -I% sh -c %", ""),
+    ("echo 'rm victim' | xargs --replace=Q sh -c Q", ""),
+    ("echo victim | xargs -I{} sh -c 'echo; rm {}'", ""),
+    ("find rm -exec {} victim \\;", "rm"),
+    ("find . -name '*victim*' -exec sh -c 'echo {}' \\;", "$(rm victim)"),
+]
+
+
+@needs_bash
+@pytest.mark.parametrize(("command", "planted"), FILLED, ids=[c[0][:40] for c in FILLED])
+def test_text_read_or_found_put_into_a_program_or_command_text_is_unknown(
+    tmp_path: Path, fake_rm: dict[str, str], command: str, planted: str
+) -> None:
+    """xargs -I, parallel and find -exec fill a command's words with what they read or
+    find: in the program's name, or in text a shell runs, that is a command nobody wrote
+    (a file named `$(rm victim)` runs rm)."""
+    project = tmp_path / "p"
+    project.mkdir()
+    if planted:
+        (project / planted).write_text("")
+    subprocess.run(["bash", "-c", command], cwd=project, env=fake_rm, capture_output=True, timeout=10)
+    assert "victim" in (tmp_path / "ran").read_text(), "bash must really run rm for the row to mean anything"
+    assert scan(command, cwd=project, project_dir=project).unknown
+
+
+def test_filled_words_of_a_plain_program_stay_known(tmp_path: Path) -> None:
+    for command in ("echo x | xargs -I{} echo {}", "find . -name '*.py' -exec grep -l x {} +"):
+        assert not scan(command, cwd=tmp_path, project_dir=tmp_path).unknown, command

@@ -238,6 +238,7 @@ class CommandJudge:
         builtins = here  # the wrappers may be the shell's own (`command`, not /usr/bin/command)
         run_cwds = cwds
         from_input = False
+        placeholders: list[str] = []
         bare = len(words) == 1  # the program is given no words: `unshare`, `su`
         if len(words) > 1 and (name in FIRST_WORDS or "/" in name or name[:1] == "\\"):
             unwrapped = unwrap(words)
@@ -248,6 +249,7 @@ class CommandJudge:
             # lookups, cd, source or alias happen in this shell
             builtins = here and not any("/" in word.value for word in words[: max(unwrapped.index, 1)])
             from_input = unwrapped.from_input
+            placeholders = unwrapped.placeholders
             what = wrappers[0] if wrappers else name
             if unwrapped.problem:
                 builder.unknown(unwrapped.problem)
@@ -305,6 +307,8 @@ class CommandJudge:
                     self.record(words, index, name, prefix, redirects, run_cwds, wrappers, dynamic_words)
                     return self.hashed(programs, words, index, cwds, prefix, redirects)
         real = words[index:] if index else words
+        if placeholders:
+            self.filled(real, placeholders, wrappers[-1] if wrappers else name)
         if not head.dynamic and (bare or program_name(name) in ("newgrp", "sg", "su")):
             self.bare_shell(program_name(name), real[1:], run_cwds, stdin, wrappers if from_input else ())
         if head.dynamic:
@@ -607,6 +611,21 @@ class CommandJudge:
             bash_nesting.su(name, args, run_cwds, ctx, self.depth)
         return cwds
 
+    def filled(self, real: list[Word], placeholders: list[str], what: str) -> None:
+        """`real` is a command whose words `what` (xargs -I, parallel, find -exec) fills
+        with what it reads or finds: a placeholder in the program's name, or in the words
+        of one that runs text as commands (`xargs -I{} sh -c {}`, `find -exec sh -c 'echo
+        {}'`: a file named `$(rm x)` runs rm), makes the scan unknown."""
+        head = real[0]
+        runs_text = not head.dynamic and program_name(head.value) in _RUNS_TEXT
+        for k, word in enumerate(real):
+            if k and not runs_text:
+                break
+            if any(mark in word.value for mark in placeholders):
+                where = "the program's name" if k == 0 else "command text"
+                self.builder.unknown(f"{what} puts what it reads into {where}: {word.raw}")
+                return
+
     def bare_shell(
         self, name: str, args: list[Word], cwds: Cwds, stdin: str | None, feeders: tuple[str, ...]
     ) -> None:
@@ -881,6 +900,7 @@ class CommandJudge:
                 if j >= n:
                     self.builder.unknown(f"find {value} without a terminating ';' or '+'")
                 if sub:
+                    self.filled(sub, ["{}"], f"find {value}")
                     self.judge(list(sub), cwds)
                 i = j
             i += 1

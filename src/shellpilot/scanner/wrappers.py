@@ -30,7 +30,9 @@ class Unwrapped:
     shell (`flock f -c CMD`). `joined`: the real command's words are joined into one
     command string (watch, parallel); `end`: where the real command's words stop
     (parallel's `:::`), else the end. `from_input`: a wrapper adds arguments from its
-    input (xargs, parallel). `package`: the real command is a package name (npx).
+    input (xargs, parallel); `placeholders`: the texts it replaces in the command's words
+    with input (`xargs -I{}`: `{}`; parallel: `{`, for its `{}`, `{.}`, `{1}`...).
+    `package`: the real command is a package name (npx).
     `problem`: why the rest cannot be analysed (`env -S`), else `None`. `bare`: the
     command ends at the wrapper at `index`, which is given no program (`unshare -r`,
     `xargs env`).
@@ -48,6 +50,7 @@ class Unwrapped:
     package: bool = False
     problem: str | None = None
     bare: bool = False
+    placeholders: list[str] = field(default_factory=list)
 
 
 def program_name(value: str) -> str:
@@ -98,6 +101,28 @@ def _find(words: Sequence[Word], i: int) -> tuple[str, Wrapper, int] | None:
     return found
 
 
+def _placeholders(name: str, options: Sequence[Word]) -> list[str]:
+    """What `name` (xargs or parallel) replaces with its input in the command's words,
+    from its own option words: xargs `-I R`, `-IR`, `-i[R]`, `--replace[=R]` (R defaults to
+    `{}`); parallel always (any `{...}`)."""
+    if name != "xargs":
+        return ["{"]
+    found: list[str] = []
+    for k, word in enumerate(options):
+        v = word.value
+        if word.dynamic:
+            found.append("")  # any text: a replace string known only at run time
+        elif v == "-I" and k + 1 < len(options):
+            found.append(options[k + 1].value)
+        elif v.startswith("-I") and len(v) > 2 and v[1:2] != "-":
+            found.append(v[2:])
+        elif v.startswith("-i") and v[1:2] != "-":
+            found.append(v[2:] or "{}")
+        elif v.startswith("--rep"):
+            found.append(v.partition("=")[2] or "{}")
+    return found
+
+
 def unwrap(words: Sequence[Word]) -> Unwrapped:
     """Peel wrappers off `words` (a whole simple command, name first).
 
@@ -131,6 +156,8 @@ def unwrap(words: Sequence[Word]) -> Unwrapped:
             result.bare = True
             break  # the wrapper runs nothing else: it is the command
         result.wrappers.append(name)
+        if spec.from_input:
+            result.placeholders += _placeholders(name, words[i + 1 : j])
         result.joined = result.joined or spec.joined
         result.from_input = result.from_input or spec.from_input
         result.package = spec.package
