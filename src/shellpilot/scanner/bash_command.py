@@ -22,6 +22,7 @@ from shellpilot.scanner.context import Cwds, ScanContext, union_cwds
 from shellpilot.scanner.option_table import SHAPES
 from shellpilot.scanner.options import find_paths, read
 from shellpilot.scanner.parse import POSIX_SHELLS
+from shellpilot.scanner.program_variables import judge_variable
 from shellpilot.scanner.scan_paths import CD_COMMANDS
 from shellpilot.scanner.scan_writes import WRITERS, Target, find_writes, sed_script_reads, written
 from shellpilot.scanner.shell_strings import FOREIGN_SHELLS
@@ -259,6 +260,9 @@ class CommandJudge:
                 variable = word.value.partition("=")[0] if "=" in word.value[1:] else ""
                 if variable.startswith("BASH_FUNC_") or variable in SPECIAL_VARIABLES:
                     builder.unknown(f"{what} sets {variable} for the program it runs")
+                elif variable:  # `env GIT_EXTERNAL_DIFF=rm git diff`
+                    value = None if word.dynamic else word.value.partition("=")[2]
+                    judge_variable(variable, value, run_cwds, self.ctx, self.depth)
             for path in unwrapped.paths:
                 resolver.check(path, cwds, what)
             for path in unwrapped.creates:  # flock's lock file

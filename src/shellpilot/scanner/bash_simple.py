@@ -17,8 +17,9 @@ from shellpilot.scanner.bash_names import ASSIGNERS, assigned_name_problem
 from shellpilot.scanner.bash_nesting import NO_STDIN
 from shellpilot.scanner.bash_redirects import REDIRECTS
 from shellpilot.scanner.bash_words import expand_braces
-from shellpilot.scanner.context import Cwds
+from shellpilot.scanner.context import Cwds, ScanContext
 from shellpilot.scanner.printed import printed
+from shellpilot.scanner.program_variables import judge_variable
 from shellpilot.scanner.words import Word, plain_word, shown
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ class Walker(Protocol):
     attached: dict[tuple[int, int], list[Node]]
     inherited: list[str]
     piped: str | None
+    ctx: ScanContext
+    depth: int
 
     def redirect_reader(self) -> RedirectReader: ...
     def stmt(self, node: Node, cwds: Cwds) -> Cwds: ...
@@ -238,12 +241,29 @@ def assignment(w: Walker, node: Node, cwds: Cwds) -> Word:
     name, eq, _ = raw.partition("=")
     values = [c for c in node.children if c.is_named and w.kinds[c.kind_id] != "variable_name"]
     if not eq or len(values) != 1 or "[" in name or "+" in name:
+        judge_variable(name.partition("[")[0].rstrip("+"), None if values else "", cwds, w.ctx, w.depth)
         return Word(raw, raw, node.start_byte, node.end_byte, True, None)
     value = w.words.word(values[0], cwds)
+    judge_variable(name, None if value.dynamic else value.value, cwds, w.ctx, w.depth)
     if value.dynamic:
         return Word(raw, raw, node.start_byte, node.end_byte, True, None)
     text = f"{name}={shown(value.value)}"
     return Word(text, text, node.start_byte, node.end_byte, False, text)
+
+
+def judge_assignment(w: Walker, node: Node, cwds: Cwds) -> None:
+    """`judge_variable` for a `variable_assignment` node that is not a command's prefix
+    (`NAME=v` alone, `export NAME=v`): its value is read without scanning it again."""
+    label = node.child_by_field_name("name")
+    if label is None or label.text is None:
+        return
+    name = label.text.decode("utf-8", "replace").partition("[")[0]
+    values = [c for c in node.children if c.is_named and c.id != label.id]
+    raw = w.source.of(values[0]) if values else ""
+    if "$" in raw or "`" in raw or len(values) > 1:
+        judge_variable(name, None, cwds, w.ctx, w.depth)
+    else:
+        judge_variable(name, w.words.word(values[0], cwds).value if values else "", cwds, w.ctx, w.depth)
 
 
 def declaration(w: Walker, node: Node, cwds: Cwds) -> None:
@@ -256,6 +276,8 @@ def declaration(w: Walker, node: Node, cwds: Cwds) -> None:
             argv.append(w.kinds[child.kind_id])
             continue
         raw = w.source.of(child)
+        if w.kinds[child.kind_id] == "variable_assignment":
+            judge_assignment(w, child, cwds)  # `export GIT_EXTERNAL_DIFF=rm`
         if "$" in raw or "`" in raw or "(" in raw:  # `declare x=<(cmd)` too
             dynamic = True
             w.nested(child, cwds)

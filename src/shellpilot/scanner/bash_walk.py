@@ -28,10 +28,11 @@ from shellpilot.scanner.bash_nesting import NO_STDIN
 from shellpilot.scanner.bash_nets import hidden, sweep
 from shellpilot.scanner.bash_redirects import REDIRECTS, RedirectReader
 from shellpilot.scanner.bash_shell import BashShell, with_arguments
-from shellpilot.scanner.bash_simple import declaration, printed_by, simple
+from shellpilot.scanner.bash_simple import declaration, judge_assignment, printed_by, simple
 from shellpilot.scanner.bash_source import BashSource
 from shellpilot.scanner.bash_words import WordReader, expand_braces
 from shellpilot.scanner.context import Cwds, ScanContext, union_cwds
+from shellpilot.scanner.program_variables import judge_variable
 from shellpilot.scanner.scan_result import MAX_DEPTH, MAX_NESTING
 from shellpilot.scanner.words import Word
 
@@ -388,6 +389,10 @@ class BashWalker:
             label = name.text.split(b"[", 1)[0]
             if label.lower() == label or not _ENV_NAME.fullmatch(label):
                 continue
+            if kind == "for_statement":
+                judge_variable(label.decode("utf-8", "replace"), None, cwds, self.ctx, self.depth)
+            elif self.kinds[child.kind_id] == "variable_assignment":
+                judge_assignment(self, child, cwds)
             raw = self.source.of(child) if kind != "for_statement" else label.decode() + "="
             dynamic = "$" in raw or "`" in raw
             self.builder.command(raw, [raw], dynamic, always=raw, cwds=cwds or ())
