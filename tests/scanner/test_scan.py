@@ -122,7 +122,7 @@ TABLE: list[tuple[str, list[str], list[str], list[str]]] = [
     ("dd if=/dev/zero of={O}/disk.img bs=1M", ["dd if=/dev/zero of={O}/disk.img bs=1M"], ["dd *"], ["{O}"]),
     ("tar -xzf x.tgz -C /opt/x", ["tar -xzf x.tgz -C /opt/x"], ["tar *"], ["/opt", "/opt/x"]),
     ("tar czf {O}/b.tgz src", ["tar czf {O}/b.tgz src"], ["tar *"], ["{O}"]),
-    ("git -C /srv/repo status", ["git -C /srv/repo status"], ["git -C *"], ["/srv"]),
+    ("git -C /srv/repo status", ["git -C /srv/repo status", "git status"], ["git -C *"], ["/srv"]),
     ("git commit -C HEAD", ["git commit -C HEAD"], ["git commit *"], []),
     ("curl -o {O}/x.sh https://e.x/a", ["curl -o {O}/x.sh https://e.x/a"], ["curl *"], ["{O}"]),
     ("bash /opt/run.sh", ["bash /opt/run.sh"], ["bash *"], ["/opt"]),

@@ -219,3 +219,45 @@ def test_script_without_a_command_really_runs_its_input(tmp_path: Path, fake_rm:
     )
     assert "victim" in (tmp_path / "ran").read_text()
     assert "rm victim" in scan(command, cwd=tmp_path, project_dir=tmp_path).patterns
+
+
+@pytest.mark.parametrize(
+    ("command", "pattern"),
+    [
+        ("git -C . push origin HEAD", "git push origin HEAD"),
+        ("git -c user.name=x push origin HEAD", "git push origin HEAD"),
+        ("git --no-pager push origin HEAD", "git push origin HEAD"),
+        ("git --git-dir .git --work-tree=. push", "git push"),
+        ("git -P --literal-pathspecs push -f", "git push -f"),
+        ("/usr/lib/git-core/git-push origin HEAD", "git push origin HEAD"),
+        ("PATH=/usr/lib/git-core:$PATH git-push origin HEAD", "git push origin HEAD"),
+        ("npm --prefix . exec -c 'rm victim'", "rm victim"),
+        ("npm -s exec -c 'rm victim'", "rm victim"),
+        ("uv --directory d run rm victim", "rm victim"),
+    ],
+)
+def test_a_program_s_own_options_before_its_sub_command_hide_nothing(
+    tmp_path: Path, command: str, pattern: str
+) -> None:
+    """Rules are written for `git push *` and `rm *`: git's global options, git's dashed
+    program names and npm's options before `exec` must not move the command out of them."""
+    assert pattern in scan(command, cwd=tmp_path, project_dir=tmp_path).patterns
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_git_options_before_push_still_push(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "a"}
+    env |= {"GIT_COMMITTER_EMAIL": "a@x"}
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], env=env, check=True)
+    work = tmp_path / "w"
+    subprocess.run(["git", "init", "-q", str(work)], env=env, check=True)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=work, env=env, check=True)
+    subprocess.run(["git", "remote", "add", "origin", "../remote.git"], cwd=work, env=env, check=True)
+    command = "git -C . --no-pager push -q origin HEAD:refs/heads/main"
+    subprocess.run(["bash", "-c", command], cwd=work, env=env, check=True, capture_output=True)
+    pushed = subprocess.run(
+        ["git", "--git-dir", str(tmp_path / "remote.git"), "rev-parse", "main"], env=env, capture_output=True
+    )
+    assert pushed.returncode == 0  # the push happened
+    assert "git push -q origin HEAD:refs/heads/main" in scan(command, cwd=work, project_dir=work).patterns

@@ -409,6 +409,12 @@ class CommandJudge:
             # the shell itself lists what a glob matches, whatever the command (`echo
             # /outside/*`, `echo */` through a link that leads out)
             self.globs(real[1:], run_cwds, name)
+        if name.startswith("git-") and not head.dynamic and GitCommand.dashed(name):
+            # `/usr/lib/git-core/git-push`, `git-push` with git-core on PATH: `git push`
+            dashed = [Word.literal(name[4:]), *real[1:]]
+            self.builder.pattern(" ".join(["git", *(w.shown() for w in dashed)]))
+            GitCommand(self).check(dashed, run_cwds)
+            return cwds
         if not role:
             if len(real) > 1 and not head.dynamic and name not in _REMOTE:
                 self.loose_paths(name, real[1:], run_cwds)
@@ -422,6 +428,7 @@ class CommandJudge:
             self.files(name, args, run_cwds, role & _WRITES != 0, from_input)
         if name == "git":
             GitCommand(self).check(args, run_cwds)
+
         if role & _RUNS:
             # `nice eval 'cd x; f() { ..; }'` runs a program named eval (if any) in a
             # child: this shell stays where it was and defines nothing; only the shell's

@@ -115,6 +115,12 @@ class GitCommand:
     def __init__(self, judge: CommandJudge) -> None:
         self.judge = judge
 
+    @staticmethod
+    def dashed(name: str) -> bool:
+        """Whether `name` is one of git's own programs by its dashed name (`git-push`),
+        which git-core holds and runs like `git push`."""
+        return name[4:] in _BUILTINS
+
     def check(self, args: list[Word], cwds: Cwds) -> None:
         """Scan what `git ARGS` run from `cwds` runs and writes beyond its own words."""
         judge = self.judge
@@ -158,6 +164,10 @@ class GitCommand:
             elif v == "--exec-path":
                 builder.unknown("git --exec-path runs git's programs from another directory")
         rest = args[i:]
+        if i and rest:
+            # `git -C . push`, `git --no-pager push`: rules are written for `git push *`,
+            # so the command is also seen without git's own options
+            builder.pattern(" ".join(["git", *(w.shown() for w in rest)]))
         places = self.places(cwds, dirs)
         for place in places:
             found = risky_config(place, _joined(place, gitdir) if gitdir else None)

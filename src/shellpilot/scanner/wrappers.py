@@ -79,6 +79,29 @@ def _is_assignment(value: str) -> bool:
     return "=" in value and value[:1] != "-"  # (`--chdir=d` is an option)
 
 
+_TWO_WORD_HEADS = frozenset(key.split(" ", 1)[0] for key in WRAPPERS if " " in key)
+"""Programs with a sub-command that runs a program (`npm exec`, `uv run`, `bundle exec`)."""
+
+
+def _after_options(name: str, words: Sequence[Word], j: int) -> tuple[str, Wrapper, int] | None:
+    """`npm --prefix . exec CMD`, `uv --directory d run CMD`: the program's own options
+    before its sub-command (each may take one value word) do not hide it."""
+    value_next = False
+    while j < len(words) and not words[j].dynamic:
+        value = words[j].value
+        key = f"{name} {value}"
+        if key in WRAPPERS and not value.startswith("-"):
+            return key, WRAPPERS[key], j + 1
+        if value.startswith("-"):
+            value_next = "=" not in value
+        elif value_next:
+            value_next = False
+        else:
+            return None
+        j += 1
+    return None
+
+
 def _find(words: Sequence[Word], i: int) -> tuple[str, Wrapper, int] | None:
     """The wrapper starting at word `i` (the longest name: `uv tool run` before `uv`):
     (its name, its table entry, the index after its name words)."""
@@ -96,6 +119,8 @@ def _find(words: Sequence[Word], i: int) -> tuple[str, Wrapper, int] | None:
         key = key + " " + words[j].value
         if key in WRAPPERS:
             found = (key, WRAPPERS[key], j + 1)
+    if found is None and name in _TWO_WORD_HEADS:
+        found = _after_options(name, words, i + 1)
     if found is None and name in WRAPPERS:
         found = (name, WRAPPERS[name], i + 1)
     return found
