@@ -261,3 +261,23 @@ def test_git_options_before_push_still_push(tmp_path: Path) -> None:
     )
     assert pushed.returncode == 0  # the push happened
     assert "git push -q origin HEAD:refs/heads/main" in scan(command, cwd=work, project_dir=work).patterns
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "env --ignore-signal rm victim",
+        "env --block-signal rm victim",
+        "env --default-signal rm victim",
+        "echo a | xargs --replace rm victim",
+        "echo a | xargs --eof rm victim",
+        "echo a | xargs --max-lines rm victim",
+        "unshare -w . rm victim",
+        "nsenter -t 1 -r rm victim",
+        "nsenter -t 1 --wd rm victim",
+    ],
+)
+def test_an_option_whose_value_is_optional_does_not_swallow_the_program(tmp_path: Path, command: str) -> None:
+    """GNU long options with an optional value take it only as `--opt=VALUE`, and
+    nsenter's `-r`/`-w` only attached: the next word is the program."""
+    assert "rm victim" in scan(command, cwd=tmp_path, project_dir=tmp_path).patterns

@@ -121,7 +121,8 @@ WRAPPERS: dict[str, Wrapper] = {
         assignments=True,
         chdir="C",
         long_chdir=_s("--chdir"),
-        long_values=_s("--unset --default-signal --ignore-signal --block-signal"),
+        # (--default-signal, --ignore-signal and --block-signal take a value only as =SIG)
+        long_values=_s("--unset"),
         refuse="S",
         long_refuse=_s("--split-string"),
     ),
@@ -175,8 +176,14 @@ WRAPPERS: dict[str, Wrapper] = {
     "strace": Wrapper(short_values="eOpPsSuEXabI", outputs="o", no_exec="pc"),
     "ltrace": Wrapper(short_values="elnpsSuaAD", outputs="o", no_exec="p"),
     "valgrind": _PLAIN,
-    "unshare": Wrapper(short_values="S", long_values=_s("--setuid --setgid --root --wd --propagation")),
-    "nsenter": Wrapper(short_values="tSGrw", long_values=_s("--target --setuid --setgid --root --wd")),
+    "unshare": Wrapper(
+        short_values="SGRw",
+        long_values=_s("--setuid --setgid --root --wd --propagation --map-user --map-group"),
+    ),
+    # nsenter's -r/-w and the namespace letters take a value only attached (`-r/x`, `--wd=d`)
+    "nsenter": Wrapper(
+        short_values="tSG", optional_attached="rwmuinpUCT", long_values=_s("--target --setuid --setgid")
+    ),
     "prlimit": Wrapper(long_values=_s("--pid"), no_exec="p"),
     "setpriv": Wrapper(
         long_values=_s(
@@ -230,9 +237,8 @@ WRAPPERS: dict[str, Wrapper] = {
         short_values="adEILnPs",
         optional_attached="iel",
         paths="a",
-        long_values=_s(
-            "--delimiter --eof --replace --max-lines --max-args --max-procs --max-chars --process-slot-var"
-        ),
+        # (--eof, --replace and --max-lines take a value only as =VALUE)
+        long_values=_s("--delimiter --max-args --max-procs --max-chars --process-slot-var"),
         long_paths=_s("--arg-file"),
         from_input=True,
     ),
