@@ -243,3 +243,45 @@ def test_text_read_or_found_put_into_a_program_or_command_text_is_unknown(
 def test_filled_words_of_a_plain_program_stay_known(tmp_path: Path) -> None:
     for command in ("echo x | xargs -I{} echo {}", "find . -name '*.py' -exec grep -l x {} +"):
         assert not scan(command, cwd=tmp_path, project_dir=tmp_path).unknown, command
+
+
+WRITTEN_THEN_RUN = [
+    "echo 'rm victim' > s; bash s",
+    "echo 'rm victim' > s; sh ./s",
+    "echo 'rm victim' | tee s >/dev/null; env bash s",
+    "printf '#!/bin/sh\\nrm victim\\n' > s; chmod +x s; ./s",
+    "mkdir d; printf '#!/bin/sh\\nrm victim\\n' > d/a; chmod +x d/a; run-parts d",
+    "printf 'import os\\nos.system(\"rm victim\")\\n' > p.py; python3 p.py",
+    "printf 'a:\\n\\trm victim\\n' > Makefile; make -s",
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("command", WRITTEN_THEN_RUN)
+def test_a_file_the_line_writes_and_then_runs_is_unknown(
+    tmp_path: Path, fake_rm: dict[str, str], command: str
+) -> None:
+    """What the written file holds was only data to the scan: what runs cannot be judged."""
+    project = tmp_path / "p"
+    project.mkdir()
+    program = command.split("; ")[-1].split()[0]
+    if shutil.which(program) is None and "/" not in program:
+        pytest.skip(f"needs {program}")
+    subprocess.run(["bash", "-c", command], cwd=project, env=fake_rm, capture_output=True, timeout=10)
+    assert "victim" in (tmp_path / "ran").read_text(), "bash must really run rm for the row to mean anything"
+    assert scan(command, cwd=project, project_dir=project).unknown
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x > f && git add f && git commit -m m",
+        "make > build.log 2>&1",
+        "bash build.sh",
+        "echo x > out.txt; ls",
+        "printf x > .husky/pre-commit; git commit -m m",
+    ],
+)
+def test_writes_a_runner_does_not_run_stay_known(tmp_path: Path, command: str) -> None:
+    known = "husky" not in command
+    assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown is not known

@@ -333,6 +333,8 @@ _GIT_COMMAND_OPTIONS: dict[str, tuple[frozenset[str], str]] = {
     "clone": (frozenset({"--upload-pack"}), "u"),
     "archive": (frozenset({"--exec"}), ""),
     "push": (frozenset({"--receive-pack", "--exec"}), ""),
+    "fetch-pack": (frozenset({"--upload-pack", "--exec"}), ""),
+    "send-pack": (frozenset({"--receive-pack", "--exec"}), ""),
     "send-email": (
         frozenset({"--smtp-server", "--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd"}),
         "",
@@ -356,6 +358,8 @@ def _git(args: Sequence[Word]) -> str | None:
     if index >= len(args) or args[index].dynamic:
         return None
     sub, rest = args[index].value, args[index + 1 :]
+    if any(not w.dynamic and w.value[:5].lower() == "ext::" for w in rest):
+        return f"git {sub} with an ext:: address runs the command it names"
     if sub == "instaweb" or (sub == "bisect" and any(w.dynamic or w.value == "run" for w in rest[:1])):
         return f"git {sub} runs a command"
     if sub == "clone":

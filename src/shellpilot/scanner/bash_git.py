@@ -224,6 +224,10 @@ class GitCommand:
         lowered = key.lower()
         if lowered.startswith("alias."):
             local[lowered[len("alias.") :]] = value
+        elif lowered in ("core.hookspath", "include.path") or lowered.startswith(("includeif.", "protocol.")):
+            # a place whose hooks or config run (`-c core.hooksPath=h` after writing
+            # h/pre-commit), or a transport allowed that runs commands (`ext::`)
+            self.judge.builder.unknown(f"git -c {key}: what runs comes from files or transports")
         elif _runs_program(lowered):
             # git runs it through /bin/sh (`sh -c VALUE`): that shell runs too
             text = f"sh -c {shown(value.lstrip('!'))}"

@@ -22,6 +22,7 @@ from shellpilot.scanner.scan_result import (
     ScanBuilder,
     ScannedCommand,
 )
+from shellpilot.scanner.written_runs import written_runs
 
 __all__ = ["MAX_DEPTH", "MAX_NESTING", "Scan", "ScanBuilder", "ScannedCommand", "scan", "shell_kind"]
 
@@ -161,4 +162,5 @@ def scan(
         builder.unknown(f"scanner failure ({type(err).__name__}: {err})")
     if not builder.seen and command.strip():
         builder.unknown("no command found in a non-empty command line")
+    written_runs(builder)
     return builder.build()
