@@ -285,3 +285,42 @@ def test_a_file_the_line_writes_and_then_runs_is_unknown(
 def test_writes_a_runner_does_not_run_stay_known(tmp_path: Path, command: str) -> None:
     known = "husky" not in command
     assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown is not known
+
+
+INLINE_CODE = [
+    "python3 -c 'import os; os.system(\"rm victim\")'",
+    'python3 -c \'__import__("o"+"s").system("rm victim")\'',
+    "perl -e 'system(\"rm victim\")'",
+    "perl -e '`rm victim`'",
+    "python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['rm', 'victim'])\nEOF",
+    "echo 'import os; os.system(\"rm victim\")' | python3",
+]
+
+
+@needs_bash
+@pytest.mark.parametrize("command", INLINE_CODE, ids=[c[:40] for c in INLINE_CODE])
+def test_inline_code_that_may_start_a_program_is_unknown(
+    tmp_path: Path, fake_rm: dict[str, str], command: str
+) -> None:
+    program = command.split()[0] if not command.startswith("echo") else "python3"
+    if shutil.which(program) is None:
+        pytest.skip(f"needs {program}")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, env=fake_rm, capture_output=True, timeout=10)
+    assert "victim" in (tmp_path / "ran").read_text(), "bash must really run rm for the row to mean anything"
+    assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -c 'import json, sys; print(json.load(sys.stdin)[\"v\"])'",
+        "python3 -c 'import os; print(os.path.exists(\"x\"))'",
+        "perl -pe 's/a/b/' f",
+        "ruby -e 'puts 1'",
+        "node -e 'console.log(1)'",
+        "python3 script.py",
+        "echo 'print(1)' | python3",
+    ],
+)
+def test_inline_code_that_starts_nothing_stays_known(tmp_path: Path, command: str) -> None:
+    assert not scan(command, cwd=tmp_path, project_dir=tmp_path).unknown

@@ -6,7 +6,7 @@
 Owns: `runs_from_arguments(name, args)`, the reason such an invocation makes the scan
 `unknown` (what it runs is text of another language, which the scanner does not read).
 Must not touch: shells' own `-c` text (bash_nesting.py scans that) or interpreters' inline
-code (`python -c`): a rule for `python *` already sees that one program runs.
+code (`python -c`: inline_code.py judges that).
 """
 
 from __future__ import annotations

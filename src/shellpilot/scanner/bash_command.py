@@ -19,6 +19,7 @@ from shellpilot.scanner.bash_nesting import RunHere
 from shellpilot.scanner.bash_shell import BashShell, rest_text
 from shellpilot.scanner.brace_expansion import brace_words
 from shellpilot.scanner.context import Cwds, ScanContext, union_cwds
+from shellpilot.scanner.inline_code import inline_code_problem
 from shellpilot.scanner.option_table import SHAPES
 from shellpilot.scanner.options import find_paths, read
 from shellpilot.scanner.parse import POSIX_SHELLS
@@ -398,6 +399,9 @@ class CommandJudge:
         hidden = runs_from_arguments(name, real[1:])
         if hidden is not None:
             builder.unknown(hidden)
+        code = inline_code_problem(name, real[1:], stdin, bash_nesting.NO_STDIN)
+        if code is not None:
+            builder.unknown(code)
         if name in SQL_SHELLS and stdin is not bash_nesting.NO_STDIN:
             # `sqlite3 db <<< '.shell x'`: the SQL comes from its input
             problem = sql_text_problem(name, stdin)

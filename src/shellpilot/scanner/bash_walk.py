@@ -32,6 +32,7 @@ from shellpilot.scanner.bash_simple import declaration, judge_assignment, printe
 from shellpilot.scanner.bash_source import BashSource
 from shellpilot.scanner.bash_words import WordReader, expand_braces
 from shellpilot.scanner.context import Cwds, ScanContext, union_cwds
+from shellpilot.scanner.inline_code import interpreter
 from shellpilot.scanner.program_variables import judge_variable
 from shellpilot.scanner.scan_result import MAX_DEPTH, MAX_NESTING
 from shellpilot.scanner.words import Word
@@ -482,7 +483,7 @@ class BashWalker:
         if name is None:
             return True
         text = self.source.of(name).rsplit("/", 1)[-1].strip("'\"\\")
-        return text in _RUNS_INPUT or not text.isidentifier()
+        return text in _RUNS_INPUT or interpreter(text) is not None or not text.isidentifier()
 
     def substitution(self, node: Node, cwds: Cwds) -> None:
         """`$(..)`, backticks, `<(..)`, `>(..)`: their commands, outside any redirect of
