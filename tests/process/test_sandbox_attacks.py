@@ -322,3 +322,60 @@ async def test_with_network_unix_sockets_work_but_vsock_does_not(project: Path, 
     (project / "probe.py").write_text(probe)
     result = await sandboxed("python3 probe.py", project, workspace(project, outputs, network=True), outputs)
     assert {"AF_VSOCK errno 1", "AF_UNIX made", "AF_INET made"} <= set(result.output.splitlines())
+
+
+KEYRING_PROBE = (
+    "import ctypes, os\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "nr = {'x86_64': 248, 'aarch64': 217}[os.uname().machine]\n"
+    "KEY_SPEC_USER_KEYRING = -4\n"
+    "r = libc.syscall(nr, b'user', b'shellpilot-test-key', b'x', 1, KEY_SPEC_USER_KEYRING)\n"
+    "print('add_key', r, ctypes.get_errno())\n"
+)
+
+
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="no syscall table here")
+@pytest.mark.parametrize("network", [False, True])
+async def test_the_kernel_keyrings_cannot_be_written(project: Path, outputs: Path, network: bool) -> None:
+    """The keyrings are kernel state shared with the host; no namespace here isolates them."""
+    (project / "probe.py").write_text(KEYRING_PROBE)
+    profile = workspace(project, outputs, network=True) if network else read_only_profile(project)
+    result = await sandboxed("python3 probe.py", project, profile, outputs)
+    assert "add_key -1 1" in result.output, result.output  # EPERM, and no key was added
+    assert (
+        "shellpilot-test-key" not in Path("/proc/keys").read_text() if Path("/proc/keys").exists() else True
+    )
+
+
+async def test_an_index_path_leading_out_of_the_project_moves_nothing_there(
+    repo: Path, outputs: Path, tmp_path: Path
+) -> None:
+    """The sandboxed command may write the index; shellpilot's clean-up after the run must
+    not act on a path it names outside the worktree (`../victim`)."""
+    victim = tmp_path / "victim"
+    git(tmp_path, "init", "-q", str(victim))
+    craft = (
+        "import hashlib, struct\n"
+        "data = bytearray(open('.git/index', 'rb').read()[:-20])\n"
+        "at = data.find(b'abcdefghi')\n"
+        "data[at:at + 9] = b'../victim'\n"
+        "open('.git/index', 'wb').write(bytes(data) + hashlib.sha1(bytes(data)).digest())\n"
+    )
+    (repo / "craft.py").write_text(craft)
+    sha = git(repo, "rev-parse", "HEAD").stdout.strip()
+    command = f"git update-index --add --cacheinfo 160000,{sha},abcdefghi && python3 craft.py"
+    await sandboxed(command, repo, workspace(repo, outputs), outputs)
+    assert "../victim" in gitlink_paths((repo / ".git" / "index").read_bytes())
+    assert (victim / ".git").is_dir() and not list(tmp_path.glob("victim/.git.sandbox-blocked-*"))
+
+
+def test_a_set_aside_name_cannot_be_taken_first(tmp_path: Path) -> None:
+    """A plant whose set-aside name the command made first would stay in place."""
+    from shellpilot.process.sandbox import set_aside
+
+    plant = tmp_path / "shellpilot.json"
+    plant.write_text("{}")
+    for stamp in range(1000, 1005):
+        (tmp_path / f"shellpilot.json.sandbox-blocked-{stamp}" / "x").mkdir(parents=True)
+    notes = set_aside([plant], now=1002)
+    assert not plant.exists() and "moved it to" in notes[0]

@@ -9,6 +9,7 @@ whatever that checkout's config names (``core.fsmonitor``...), outside any sandb
 from __future__ import annotations
 
 import os
+import secrets
 import struct
 import time
 from dataclasses import dataclass
@@ -145,20 +146,47 @@ def snapshot(project: Path) -> Checkouts | None:
     return Checkouts(worktree, index, seen)
 
 
+def move_aside(path: Path, now: float | None = None) -> Path:
+    """Rename ``path`` to ``<name>.sandbox-blocked-<unix time>-<random>`` beside it and
+    return the new path. The random part keeps a sandboxed command from creating that
+    name first (which would make the rename fail and leave its plant in place). Raises
+    OSError when the rename fails."""
+    stamp = int(time.time() if now is None else now)
+    target = path.with_name(f"{path.name}.sandbox-blocked-{stamp}-{secrets.token_hex(4)}")
+    os.rename(path, target)
+    return target
+
+
+def _checkout(worktree: Path, rel: str) -> Path | None:
+    """The checkout folder of index path ``rel`` when it lies inside ``worktree`` through
+    no link (the sandboxed command may have written the index: `../victim`, `/x` or a
+    path through a planted symlink names a place outside, which must not be touched)."""
+    parts = rel.split("/")
+    if rel.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        return None
+    folder = worktree / rel
+    root = os.path.realpath(worktree)
+    if os.path.realpath(folder) != os.path.join(root, *parts):
+        return None
+    return folder
+
+
 def set_aside_planted(before: Checkouts, *, now: float | None = None) -> list[str]:
     """After the run: every gitlink's checkout ``.git`` that is new or changed since
     ``before`` (a repository or pointer the command planted, which the user's next ``git
-    status`` would enter) is moved to ``.git.sandbox-blocked-<unix time>``; one note per move."""
-    stamp = int(time.time() if now is None else now)
+    status`` would enter) is moved aside (``move_aside``); one note per move. Index paths
+    that lead out of the worktree are left alone (see ``_checkout``)."""
     notes: list[str] = []
     for rel in _read(before.index):
-        dotgit = before.worktree / rel / ".git"
+        folder = _checkout(before.worktree, rel)
+        if folder is None:
+            continue
+        dotgit = folder / ".git"
         now_id = _identity(dotgit)
         if now_id is None or before.seen.get(dotgit, None) == now_id:
             continue
-        target = dotgit.with_name(f".git.sandbox-blocked-{stamp}")
         try:
-            os.rename(dotgit, target)
+            target = move_aside(dotgit, now)
         except OSError as exc:
             notes.append(
                 f"The sandbox could not set aside {dotgit}, a submodule's git dir the command made: {exc}."

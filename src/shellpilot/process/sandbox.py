@@ -9,7 +9,6 @@ finding bwrap (bwrap.py) or explaining failures (denial.py).
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Literal
 
 from shellpilot.config.model import SandboxConfig
 from shellpilot.paths import config_dir, data_dir
-from shellpilot.process.gitlinks import Checkouts
+from shellpilot.process.gitlinks import Checkouts, move_aside
 from shellpilot.process.seccomp import network_filter, no_unix_sockets_filter
 
 ProfileName = Literal["read-only", "workspace-write"]
@@ -388,16 +387,15 @@ def wrap(
 
 def set_aside(missing: Iterable[Path], *, now: float | None = None) -> list[str]:
     """Move each protected path that did not exist before the run and exists now to
-    ``<name>.sandbox-blocked-<unix time>`` (nothing is deleted); returns one note per move.
+    ``<name>.sandbox-blocked-<unix time>-<random>`` (nothing is deleted; see
+    ``gitlinks.move_aside``); returns one note per move.
     Processes of the sandbox are gone by then (its PID namespace died with the command)."""
-    stamp = int(time.time() if now is None else now)
     notes: list[str] = []
     for path in missing:
         if not os.path.lexists(path):
             continue
-        target = path.with_name(f"{path.name}.sandbox-blocked-{stamp}")
         try:
-            os.rename(path, target)
+            target = move_aside(path, now)
         except OSError as exc:
             notes.append(
                 f"The sandbox could not set aside {path}, a protected path the command created: {exc}."
@@ -412,16 +410,16 @@ def set_aside(missing: Iterable[Path], *, now: float | None = None) -> list[str]
 
 def restore_links(links: Iterable[tuple[Path, str]], *, now: float | None = None) -> list[str]:
     """Put back each protected symlink (``(path, link text)``) the command removed or
-    replaced: what is there now moves to ``<name>.sandbox-blocked-<unix time>`` and the link
+    replaced: what is there now is moved aside (``gitlinks.move_aside``) and the link
     is made again; returns one note per repair."""
-    stamp = int(time.time() if now is None else now)
     notes: list[str] = []
     for path, text in links:
         if os.path.islink(path) and os.readlink(path) == text:
             continue
+        moved = path
         try:
             if os.path.lexists(path):
-                os.rename(path, path.with_name(f"{path.name}.sandbox-blocked-{stamp}"))
+                moved = move_aside(path, now)
             os.symlink(text, path)
         except OSError as exc:
             notes.append(
@@ -430,6 +428,6 @@ def restore_links(links: Iterable[tuple[Path, str]], *, now: float | None = None
             continue
         notes.append(
             f"The command replaced {path}, a protected symlink the sandbox keeps; shellpilot put the "
-            f"link back (-> {text}) and moved what was there to {path.name}.sandbox-blocked-{stamp}."
+            f"link back (-> {text}) and moved what was there to {moved.name}."
         )
     return notes

@@ -26,12 +26,15 @@ _ERRNO = 0x00050000
 _X32_BIT = 0x40000000
 _AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK = 1, 2, 10, 16
 
-# machine -> (AUDIT_ARCH_*, socket nr, io_uring_setup nr)
-_ARCHES: dict[str, tuple[int, int, int]] = {
-    "x86_64": (0xC000003E, 41, 425),
-    "amd64": (0xC000003E, 41, 425),
-    "aarch64": (0xC00000B7, 198, 425),
-    "arm64": (0xC00000B7, 198, 425),
+# machine -> (AUDIT_ARCH_*, socket nr, the numbers of the denied calls: io_uring_setup,
+# add_key, request_key, keyctl)
+_X86_64 = (0xC000003E, 41, (425, 248, 249, 250))
+_AARCH64 = (0xC00000B7, 198, (425, 217, 218, 219))
+_ARCHES: dict[str, tuple[int, int, tuple[int, ...]]] = {
+    "x86_64": _X86_64,
+    "amd64": _X86_64,
+    "aarch64": _AARCH64,
+    "arm64": _AARCH64,
 }
 
 
@@ -42,15 +45,17 @@ def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 def socket_filter(families: tuple[int, ...], machine: str | None = None) -> bytes | None:
     """The BPF program (``struct sock_filter[]`` bytes) that fails with EPERM ``socket()``
     of any family not in ``families``, ``io_uring_setup`` (it could open sockets past the
-    filter), and every syscall of another ABI (x32, 32-bit compat), so the rule cannot be
+    filter), ``add_key``/``request_key``/``keyctl`` (the kernel keyrings are state shared
+    with the host that no namespace here isolates), and every syscall of another ABI
+    (x32, 32-bit compat), so the rule cannot be
     dodged through one. None on a machine it has no table for (the sandbox then runs
     without it)."""
     arch = _ARCHES.get((machine or platform.machine()).lower())
     if arch is None or not families:
         return None
-    audit_arch, nr_socket, nr_io_uring = arch
-    n = len(families)
-    allow, deny = 7 + n, 8 + n  # positions of the two returns
+    audit_arch, nr_socket, denied = arch
+    n, d = len(families), len(denied)
+    allow, deny = 6 + d + n, 7 + d + n  # positions of the two returns
 
     def to(pc: int, target: int) -> int:
         return target - pc - 1
@@ -60,12 +65,15 @@ def socket_filter(families: tuple[int, ...], machine: str | None = None) -> byte
         _op(_JEQ_K, audit_arch, 0, to(1, deny)),  # 1: another ABI -> deny
         _op(_LD_ABS_W, _NR),  # 2
         _op(_JGE_K, _X32_BIT, to(3, deny), 0),  # 3: x32 syscall -> deny
-        _op(_JEQ_K, nr_io_uring, to(4, deny), 0),  # 4: io_uring_setup -> deny
-        _op(_JEQ_K, nr_socket, 0, to(5, allow)),  # 5: not socket -> allow
-        _op(_LD_ABS_W, _ARG0),  # 6: domain
+    ]
+    for k, number in enumerate(denied):  # 4...: io_uring_setup, the key calls -> deny
+        program.append(_op(_JEQ_K, number, to(4 + k, deny), 0))
+    program += [
+        _op(_JEQ_K, nr_socket, 0, to(4 + d, allow)),  # not socket -> allow
+        _op(_LD_ABS_W, _ARG0),  # domain
     ]
     for i, family in enumerate(families):
-        pc = 7 + i
+        pc = 6 + d + i
         program.append(_op(_JEQ_K, family, to(pc, allow), to(pc, deny) if i == n - 1 else 0))
     program += [_op(_RET_K, _ALLOW), _op(_RET_K, _ERRNO | errno.EPERM)]
     return b"".join(program)
