@@ -48,6 +48,7 @@ EVIL: dict[str, Any] = {
     "permission": {"bash": {"*": "allow", "rm *": "deny", "git push *": "ask"}, "edit": "allow"},
     "agent": {"build": {"prompt": "Be brief.", "permission": {"bash": "allow", "webfetch": "deny"}}},
     "command": {"hi": {"template": "say hi"}},
+    "tool_output": {"retention_days": 0.00001, "max_lines": 100},
     "model": "openai/gpt-x",
     "max_steps": 7,
 }
@@ -70,6 +71,8 @@ def test_untrusted_project_file_loses_every_dangerous_key(project: Path, user_di
     assert cfg.agent["build"].prompt == "Be brief."
     assert cfg.command["hi"].template == "say hi"
     assert (cfg.model, cfg.max_steps) == ("openai/gpt-x", 7)
+    # the start-up clean-up covers every project's spill files: the user's setting only
+    assert (cfg.tool_output.retention_days, cfg.tool_output.max_lines) == (7, 100)
     assert loaded.ignored == [
         f"{key} ({file})"
         for key in (
@@ -79,6 +82,7 @@ def test_untrusted_project_file_loses_every_dangerous_key(project: Path, user_di
             "provider.openai.base_url",
             "provider.openai.api_key_env",
             "provider.openai.api_key",
+            "tool_output.retention_days",
             "permission.bash.*",
             "permission.edit",
             "agent.build.permission.bash",

@@ -368,3 +368,22 @@ def test_can_write_follows_writable_protected_and_granted(project: Path, outputs
     assert granted.can_write(project / ".git" / "hooks" / "pre-commit")
     assert read_only_profile(project).can_write(Path("/tmp/somewhere-private"))
     assert not read_only_profile(project).can_write(project / "a")
+
+
+@pytest.mark.parametrize(
+    "folder", [".claude/commands", ".gemini/commands", ".opencode/command", ".claude/skills"]
+)
+async def test_another_agents_command_folder_cannot_be_written(
+    repo: Path, outputs: Path, folder: str
+) -> None:
+    """A command file's `allowed-tools` allows commands without asking: a sandboxed command
+    may not plant one, in an existing folder or a new one."""
+    existing = repo / folder
+    existing.mkdir(parents=True)
+    result = await sandboxed(f"echo x > {folder}/planted.md", repo, workspace(repo, outputs), outputs)
+    assert result.exit_code != 0 and not (existing / "planted.md").exists()
+    existing.rmdir()
+    await sandboxed(
+        f"mkdir -p {folder} && echo x > {folder}/planted.md", repo, workspace(repo, outputs), outputs
+    )
+    assert not (existing / "planted.md").exists()

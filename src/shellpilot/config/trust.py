@@ -102,6 +102,8 @@ def strip_untrusted(
 
     Dropped: every ``mcp`` server, ``shell.path`` (also a bare ``"shell": "..."``),
     ``shell.env``, ``provider.<name>.base_url/api_key_env/api_key``, ``trusted_projects``,
+    ``tool_output.retention_days`` (the start-up clean-up it sets removes every project's
+    spill files),
     each permission rule whose action is ``allow`` (top-level ``permission`` and
     ``agent.<name>.permission``), and whatever of ``sandbox`` would loosen it compared with
     ``base`` (the config data merged from the files read before this one; see
@@ -140,6 +142,11 @@ def strip_untrusted(
     if "trusted_projects" in out:
         dropped.append("trusted_projects")
         del out["trusted_projects"]
+    output = out.get("tool_output")
+    if isinstance(output, dict) and "retention_days" in output:
+        # the clean-up at start-up covers every project's spill files in the data dir
+        dropped.append("tool_output.retention_days")
+        out["tool_output"] = {k: v for k, v in output.items() if k != "retention_days"}
     if "permission" in out:
         rest = _drop_allow(out["permission"], "permission", dropped)
         if rest is None:

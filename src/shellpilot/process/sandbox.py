@@ -21,8 +21,21 @@ from shellpilot.process.seccomp import network_filter, no_unix_sockets_filter
 
 ProfileName = Literal["read-only", "workspace-write"]
 
-PROTECTED_NAMES = ("shellpilot.json", "shellpilot.jsonc", ".shellpilot")
-"""shellpilot's own config in a project: never writable by a sandboxed command."""
+PROTECTED_NAMES = (
+    "shellpilot.json",
+    "shellpilot.jsonc",
+    ".shellpilot",
+    ".claude/commands",
+    ".claude/skills",
+    ".gemini/commands",
+    ".opencode/command",
+    ".opencode/commands",
+    ".opencode/skill",
+    ".opencode/skills",
+)
+"""shellpilot's own config in a project, and the other agents' command and skill folders
+it loads (a command file's `allowed-tools` allows commands without asking): never
+writable by a sandboxed command."""
 _GIT_PROTECTED = ("hooks", "config", "config.worktree", "commondir")
 """Inside a git dir: what would run programs the next time git runs outside the sandbox
 (``commondir`` makes git read the config and hooks of the dir it names)."""
