@@ -324,3 +324,27 @@ def test_inline_code_that_may_start_a_program_is_unknown(
 )
 def test_inline_code_that_starts_nothing_stays_known(tmp_path: Path, command: str) -> None:
     assert not scan(command, cwd=tmp_path, project_dir=tmp_path).unknown
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "make --eval=$'a:\\n\\trm victim' a",
+        "make -E $'a:\\n\\trm victim' a",
+        "make -f /dev/stdin <<< $'a:\\n\\trm victim'",
+        "make -f - <<< $'a:\\n\\trm victim'",
+        "zip z.zip -T -TT='rm victim' f",
+    ],
+)
+def test_recipes_and_commands_written_inline_are_unknown(tmp_path: Path, command: str) -> None:
+    assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown
+
+
+@needs_bash
+def test_make_really_runs_an_inline_recipe(tmp_path: Path, fake_rm: dict[str, str]) -> None:
+    if shutil.which("make") is None:
+        pytest.skip("needs make")
+    command = "make -s -f /dev/stdin <<< $'a:\\n\\trm victim'"
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, env=fake_rm, capture_output=True, timeout=10)
+    assert "victim" in (tmp_path / "ran").read_text()
+    assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown

@@ -254,7 +254,7 @@ def _running_option(label: str, longs: frozenset[str], shorts: str, args: Sequen
             if long_options(option, longs):
                 return f"{label} {option} runs a command"
         elif text.startswith("-") and len(text) > 1:
-            if (label == "gdb" and text in ("-ex", "-iex")) or (label == "zip" and text == "-TT"):
+            if (label == "gdb" and text in ("-ex", "-iex")) or (label == "zip" and text.startswith("-TT")):
                 return f"{label} {text} runs a command"
             if any(letter in shorts for letter in text[1:]):
                 return f"{label} {text} runs a command"

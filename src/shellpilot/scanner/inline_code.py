@@ -57,10 +57,33 @@ def interpreter(name: str) -> str | None:
     return None
 
 
+_MAKES = frozenset({"make", "gmake", "bmake", "remake"})
+_STREAMS = ("-", "/dev/stdin", "/dev/fd/", "/proc/")
+
+
+def _make_text(args: Sequence[Word]) -> str | None:
+    """Why make runs a makefile written in the command line (`--eval=TEXT`, `-E TEXT`,
+    `-f /dev/stdin <<< TEXT`): its recipes are commands the scan does not read."""
+    for i, word in enumerate(args):
+        value = word.value
+        if value.startswith(("--eval", "-E")):
+            return f"make {value.partition('=')[0][:6]} runs recipes written in the command line"
+        if value in ("-f", "--file", "--makefile") or value.startswith(("-f", "--file=", "--makefile=")):
+            named = value.partition("=")[2] if "=" in value else value[2:] if value[:2] == "-f" else ""
+            if not named and i + 1 < len(args):
+                named = args[i + 1].value if not args[i + 1].dynamic else "-"
+            if named.startswith(_STREAMS) or (word.dynamic and not named):
+                return "make reads a makefile from a stream, whose recipes the scan does not read"
+    return None
+
+
 def inline_code_problem(name: str, args: Sequence[Word], stdin: str | None, no_stdin: str) -> str | None:
     """Why interpreter `name` with words `args` (and `stdin`: its here-document text,
     None when unknown, `no_stdin` when there is none) runs code that may start a program;
-    None when it runs none, or only a script file."""
+    None when it runs none, or only a script file. make given a makefile's text inline
+    counts too."""
+    if name in _MAKES:
+        return _make_text(args)
     kind = interpreter(name)
     if kind is None:
         return None
