@@ -281,3 +281,9 @@ def test_an_option_whose_value_is_optional_does_not_swallow_the_program(tmp_path
     """GNU long options with an optional value take it only as `--opt=VALUE`, and
     nsenter's `-r`/`-w` only attached: the next word is the program."""
     assert "rm victim" in scan(command, cwd=tmp_path, project_dir=tmp_path).patterns
+
+
+@pytest.mark.parametrize("command", ["su -lc 'rm victim'", "su -c'rm victim'", "su -g wheel -c 'rm victim'"])
+def test_su_s_command_string_is_found_in_an_option_cluster(tmp_path: Path, command: str) -> None:
+    """util-linux su reads its options with getopt: `-lc CMD` and `-cCMD` run CMD."""
+    assert "rm victim" in scan(command, cwd=tmp_path, project_dir=tmp_path).patterns

@@ -432,7 +432,6 @@ class CommandJudge:
             self.files(name, args, run_cwds, role & _WRITES != 0, from_input)
         if name == "git":
             GitCommand(self).check(args, run_cwds)
-
         if role & _RUNS:
             # `nice eval 'cd x; f() { ..; }'` runs a program named eval (if any) in a
             # child: this shell stays where it was and defines nothing; only the shell's

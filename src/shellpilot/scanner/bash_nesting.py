@@ -96,9 +96,12 @@ def _device(script: Word, cwds: Cwds) -> str | None:
     if script.dynamic:
         return "other"
     value = script.value
-    places = [value] if value.startswith("/") else [os.path.join(c, value) for c in cwds or ("/",)]
-    if not cwds and not value.startswith("/"):
-        return None  # an unknown cwd: the resolver says so
+    if value.startswith("/"):
+        places = [value]
+    elif cwds:
+        places = [os.path.join(c, value) for c in cwds]
+    else:
+        return None  # a relative name under an unknown cwd: the resolver says so
     for place in places:
         path = os.path.normpath(place)
         if path.startswith("//"):
@@ -207,43 +210,57 @@ SHELL_WHEN_BARE = frozenset(
 standard input) or, for parallel, run the lines of their input as commands."""
 
 
-def su_shell(args: list[Word], builder: ScanBuilder) -> bool:
-    """Whether `su ARGS` runs a command string of its own (`-c`, `--command`: scanned by
-    `su`) rather than a shell reading standard input; a shell program it is told to
-    start (`-s PROG`, `--shell=PROG`) or a session command makes the scan unknown (`su -s
-    /bin/rm` runs rm)."""
-    for word in args:
+_SU_VALUES = frozenset("gGsw")
+"""su/runuser short options whose value is the next word (or the rest of the cluster)."""
+
+
+def _su_options(args: list[Word]) -> tuple[str, Word | None]:
+    """What `su ARGS` / `runuser ARGS` is told to run: ``("string", CMD)`` for `-c CMD`
+    (`--command`, `--command=CMD`, `-lc CMD`, `-cCMD`), ``("program", option)`` for a
+    program it starts instead of the user's shell (`-s PROG`, `--shell=PROG`,
+    `--session-command`), ``("", None)`` when neither: it starts the user's shell."""
+    for i, word in enumerate(args):
         value = word.value
-        if value in ("-c", "--command") or value.startswith("--command="):
-            return True
-        if value in ("-s", "--shell", "--session-command") or value.startswith(
-            ("--shell=", "--session-command=")
-        ):
-            builder.unknown(f"su {value} names the program it starts")
-            return True
-        if value[:1] == "-" and value[1:2] != "-" and "s" in value[1:]:
-            builder.unknown(f"su {value} names the program it starts")
-            return True
-        if value[:1] == "-" and value[1:2] != "-" and "c" in value[1:]:
-            return True
-    return False
+        after = args[i + 1] if i + 1 < len(args) else None
+        if value == "--command":
+            return "string", after
+        if value.startswith("--command="):
+            return "string", word.suffix(len("--command="))
+        if value.startswith(("--shell", "--session-command")):
+            return "program", word
+        if value[:1] != "-" or value[1:2] in ("", "-"):
+            continue
+        for k, letter in enumerate(value[1:], start=1):
+            if letter == "c":
+                return "string", word.suffix(k + 1) if k + 1 < len(value) else after
+            if letter == "s":
+                return "program", word
+            if letter in _SU_VALUES:
+                break  # `-g grp`, `-w VAR`: the rest is its value
+    return "", None
+
+
+def su_shell(args: list[Word], builder: ScanBuilder) -> bool:
+    """Whether `su ARGS` runs something other than the user's shell reading standard
+    input: a command string (scanned by `su`), or a program it is told to start, which
+    makes the scan unknown (`su -s /bin/rm` runs rm)."""
+    kind, word = _su_options(args)
+    if kind == "program" and word is not None:
+        builder.unknown(f"su {word.value} names the program it starts")
+    return bool(kind)
 
 
 def su(name: str, args: list[Word], cwds: Cwds, ctx: ScanContext, depth: int) -> None:
-    """`su [-] [user] -c CMD` / `runuser ... -c CMD`: CMD runs through a shell."""
-    for i, word in enumerate(args):
-        value = word.value
-        script: Word | None = None
-        if value in ("-c", "--command") and i + 1 < len(args):
-            script = args[i + 1]
-        elif value.startswith("--command="):
-            script = word.suffix(len("--command="))
-        if script is not None:
-            if script.dynamic:
-                ctx.builder.unknown(f"{name} -c runs a dynamic string")
-            else:
-                ctx.nest("bash", script.value, cwds, depth + 1, f"{name} -c")
-            return
+    """`su [-] [user] -c CMD` / `runuser ... -c CMD` (`-lc CMD` too): CMD runs through a shell."""
+    kind, script = _su_options(args)
+    if kind != "string":
+        return
+    if script is None:
+        ctx.builder.unknown(f"{name} -c without a command string")
+    elif script.dynamic:
+        ctx.builder.unknown(f"{name} -c runs a dynamic string")
+    else:
+        ctx.nest("bash", script.value, cwds, depth + 1, f"{name} -c")
 
 
 def evaluate(args: list[Word], cwds: Cwds, ctx: ScanContext, run_here: RunHere) -> Cwds:
