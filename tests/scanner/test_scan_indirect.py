@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -49,16 +50,12 @@ INDIRECT = [
 @needs_bash
 @pytest.mark.parametrize(("command", "pattern"), INDIRECT, ids=[c[0][:40] for c in INDIRECT])
 def test_indirect_execution_is_scanned_or_unknown(
-    tmp_path: Path, fake_rm: dict[str, str], command: str, pattern: str
+    tmp_path: Path, runs_rm: Callable[..., None], command: str, pattern: str
 ) -> None:
     project = tmp_path / "p"
     project.mkdir()
     (project / "x.sh").write_text("rm victim\n")
-    env = fake_rm
-    subprocess.run(
-        ["bash", "-c", command], cwd=project, env=env, capture_output=True, timeout=10, check=False
-    )
-    assert "victim" in (tmp_path / "ran").read_text(), "bash must really run rm for the row to mean anything"
+    runs_rm(command, project)
     result = scan(command, cwd=project, project_dir=project)
     if pattern:
         assert pattern in result.patterns, (result.patterns, result.reasons)
@@ -68,15 +65,11 @@ def test_indirect_execution_is_scanned_or_unknown(
 
 
 @needs_bash
-def test_hash_p_names_another_program(tmp_path: Path, fake_rm: dict[str, str]) -> None:
+def test_hash_p_names_another_program(tmp_path: Path, runs_rm: Callable[..., None]) -> None:
     project = tmp_path / "p"
     project.mkdir()
-    env = fake_rm
     command = f"hash -p {tmp_path}/bin/rm del; del victim"
-    subprocess.run(
-        ["bash", "-c", command], cwd=project, env=env, capture_output=True, timeout=10, check=False
-    )
-    assert "victim" in (tmp_path / "ran").read_text()
+    runs_rm(command, project)
     result = scan(command, cwd=project, project_dir=project)
     assert "rm victim" in result.patterns and "del victim" in result.patterns
 
@@ -226,7 +219,7 @@ FILLED = [
 @needs_bash
 @pytest.mark.parametrize(("command", "planted"), FILLED, ids=[c[0][:40] for c in FILLED])
 def test_text_read_or_found_put_into_a_program_or_command_text_is_unknown(
-    tmp_path: Path, fake_rm: dict[str, str], command: str, planted: str
+    tmp_path: Path, runs_rm: Callable[..., None], command: str, planted: str
 ) -> None:
     """xargs -I, parallel and find -exec fill a command's words with what they read or
     find: in the program's name, or in text a shell runs, that is a command nobody wrote
@@ -235,8 +228,7 @@ def test_text_read_or_found_put_into_a_program_or_command_text_is_unknown(
     project.mkdir()
     if planted:
         (project / planted).write_text("")
-    subprocess.run(["bash", "-c", command], cwd=project, env=fake_rm, capture_output=True, timeout=10)
-    assert "victim" in (tmp_path / "ran").read_text(), "bash must really run rm for the row to mean anything"
+    runs_rm(command, project)
     assert scan(command, cwd=project, project_dir=project).unknown
 
 
@@ -259,7 +251,7 @@ WRITTEN_THEN_RUN = [
 @needs_bash
 @pytest.mark.parametrize("command", WRITTEN_THEN_RUN)
 def test_a_file_the_line_writes_and_then_runs_is_unknown(
-    tmp_path: Path, fake_rm: dict[str, str], command: str
+    tmp_path: Path, runs_rm: Callable[..., None], command: str
 ) -> None:
     """What the written file holds was only data to the scan: what runs cannot be judged."""
     project = tmp_path / "p"
@@ -267,8 +259,7 @@ def test_a_file_the_line_writes_and_then_runs_is_unknown(
     program = command.split("; ")[-1].split()[0]
     if shutil.which(program) is None and "/" not in program:
         pytest.skip(f"needs {program}")
-    subprocess.run(["bash", "-c", command], cwd=project, env=fake_rm, capture_output=True, timeout=10)
-    assert "victim" in (tmp_path / "ran").read_text(), "bash must really run rm for the row to mean anything"
+    runs_rm(command, project)
     assert scan(command, cwd=project, project_dir=project).unknown
 
 
@@ -300,13 +291,12 @@ INLINE_CODE = [
 @needs_bash
 @pytest.mark.parametrize("command", INLINE_CODE, ids=[c[:40] for c in INLINE_CODE])
 def test_inline_code_that_may_start_a_program_is_unknown(
-    tmp_path: Path, fake_rm: dict[str, str], command: str
+    tmp_path: Path, runs_rm: Callable[..., None], command: str
 ) -> None:
     program = command.split()[0] if not command.startswith("echo") else "python3"
     if shutil.which(program) is None:
         pytest.skip(f"needs {program}")
-    subprocess.run(["bash", "-c", command], cwd=tmp_path, env=fake_rm, capture_output=True, timeout=10)
-    assert "victim" in (tmp_path / "ran").read_text(), "bash must really run rm for the row to mean anything"
+    runs_rm(command, tmp_path)
     assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown
 
 
@@ -341,10 +331,9 @@ def test_recipes_and_commands_written_inline_are_unknown(tmp_path: Path, command
 
 
 @needs_bash
-def test_make_really_runs_an_inline_recipe(tmp_path: Path, fake_rm: dict[str, str]) -> None:
+def test_make_really_runs_an_inline_recipe(tmp_path: Path, runs_rm: Callable[..., None]) -> None:
     if shutil.which("make") is None:
         pytest.skip("needs make")
     command = "make -s -f /dev/stdin <<< $'a:\\n\\trm victim'"
-    subprocess.run(["bash", "-c", command], cwd=tmp_path, env=fake_rm, capture_output=True, timeout=10)
-    assert "victim" in (tmp_path / "ran").read_text()
+    runs_rm(command, tmp_path)
     assert scan(command, cwd=tmp_path, project_dir=tmp_path).unknown

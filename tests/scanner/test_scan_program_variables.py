@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,9 @@ def test_a_harmless_pager_stays_known(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-def test_git_really_runs_the_external_diff_variable(tmp_path: Path, fake_rm: dict[str, str]) -> None:
+def test_git_really_runs_the_external_diff_variable(
+    tmp_path: Path, fake_rm: dict[str, str], runs_rm: Callable[..., None]
+) -> None:
     repo = tmp_path / "r"
     repo.mkdir()
     env = {**fake_rm, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"}
@@ -64,5 +67,4 @@ def test_git_really_runs_the_external_diff_variable(tmp_path: Path, fake_rm: dic
     (repo / "victim").write_text("a\n")
     subprocess.run(["git", "add", "victim"], cwd=repo, env=env, check=True)
     (repo / "victim").write_text("b\n")
-    subprocess.run(["bash", "-c", "GIT_EXTERNAL_DIFF=rm git diff"], cwd=repo, env=env, capture_output=True)
-    assert "victim" in (tmp_path / "ran").read_text()
+    runs_rm("GIT_EXTERNAL_DIFF=rm git diff", repo, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null")

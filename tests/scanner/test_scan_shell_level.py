@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,16 +18,13 @@ from shellpilot.scanner.scan import scan
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 
-def ran_rm(tmp_path: Path, env: dict[str, str], command: str) -> tuple[Path, str]:
-    """(the project, the command with `{bin}` filled in) after bash ran it in `env` (the
-    `fake_rm` fixture's); fails unless that `rm` really ran."""
+def ran_rm(tmp_path: Path, runs_rm: Callable[..., None], command: str) -> tuple[Path, str]:
+    """(the project, the command with `{bin}` filled in) after bash ran it (`runs_rm`:
+    fails unless that `rm` really ran)."""
     project = tmp_path / "p"
     project.mkdir()
     command = command.replace("{bin}", str(tmp_path / "bin"))
-    bash = ["bash", "-c", command]
-    subprocess.run(bash, cwd=project, env=env, capture_output=True, timeout=10, check=False)
-    ran = tmp_path / "ran"
-    assert ran.exists() and "victim" in ran.read_text(), "bash must really run rm for the row to count"
+    runs_rm(command, project)
     return project, command
 
 
@@ -126,9 +124,9 @@ ROWS = [
 
 @pytest.mark.parametrize(("command", "pattern"), ROWS, ids=[r[0][:50] for r in ROWS])
 def test_what_bash_runs_is_scanned_or_unknown(
-    tmp_path: Path, fake_rm: dict[str, str], command: str, pattern: str
+    tmp_path: Path, runs_rm: Callable[..., None], command: str, pattern: str
 ) -> None:
-    project, command = ran_rm(tmp_path, fake_rm, command)
+    project, command = ran_rm(tmp_path, runs_rm, command)
     result = scan(command, cwd=project, project_dir=project)
     if pattern:
         assert pattern in result.patterns, (result.patterns, result.reasons)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -211,13 +212,9 @@ def test_a_program_named_by_an_option_or_by_input_is_unknown(tmp_path: Path, com
 
 
 @pytest.mark.skipif(shutil.which("script") is None or shutil.which("bash") is None, reason="needs script")
-def test_script_without_a_command_really_runs_its_input(tmp_path: Path, fake_rm: dict[str, str]) -> None:
+def test_script_without_a_command_really_runs_its_input(tmp_path: Path, runs_rm: Callable[..., None]) -> None:
     command = "script -q /dev/null <<< 'rm victim'"
-    env = {**fake_rm, "SHELL": "/bin/sh"}
-    subprocess.run(
-        ["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, timeout=10, check=False
-    )
-    assert "victim" in (tmp_path / "ran").read_text()
+    runs_rm(command, tmp_path, SHELL="/bin/sh")
     assert "rm victim" in scan(command, cwd=tmp_path, project_dir=tmp_path).patterns
 
 
