@@ -47,12 +47,15 @@ _SPAWNS = re.compile(
 time (a string built into `os` then `system`, base64 decoded into `exec`): any language."""
 
 
+_VERSIONED = re.compile(r"(?:python|pypy)[0-9.]*")
+
+
 def interpreter(name: str) -> str | None:
     """The `_FLAGS` key of program `name` (`python3.12` -> `python`), or None."""
     name = _ALIASES.get(name, name)
     if name in _FLAGS:
         return name
-    if re.fullmatch(r"python[0-9.]*|pypy[0-9.]*", name):
+    if name.startswith(("python", "pypy")) and _VERSIONED.fullmatch(name):
         return "python"
     return None
 
